@@ -1,0 +1,163 @@
+/* Checking helpers for the runtime behavioural tests.
+ *
+ * The programs use only the MPI standard API, so they compile against MPICH's,
+ * Open MPI's and anympi's standard mpi.h alike.  Handles are opaque: they are only
+ * ever compared with == against other handles, never printed as integers.
+ *
+ * A failed check prints file:line, the rank and what differed, and counts; the
+ * verdict (check_finish) is collective over MPI_COMM_WORLD, so every rank exits
+ * non-zero when any rank failed.  CHECK_FATAL aborts the job when continuing would
+ * only hang (e.g. a message that never arrives).
+ */
+#ifndef ANYMPI_TESTS_RUNTIME_CHECK_H
+#define ANYMPI_TESTS_RUNTIME_CHECK_H
+
+#include <mpi.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failures_;
+static long check_count_;
+static const char *check_program_ = "test";
+
+static int check_world_rank_(void)
+{
+    int init = 0, fin = 0, rank = -1;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+static void check_report_(const char *file, int line, const char *what)
+{
+    ++check_failures_;
+    fprintf(stderr, "%s:%d: [rank %d] FAILED: %s\n", file, line, check_world_rank_(), what);
+    fflush(stderr);
+}
+
+#define CHECK_STR_(x) #x
+
+/* CHECK(cond): cond must hold. */
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        ++check_count_;                                                        \
+        if (!(cond))                                                           \
+            check_report_(__FILE__, __LINE__, "CHECK(" #cond ")");             \
+    } while (0)
+
+/* CHECK_MSG(cond, fmt, ...): like CHECK with a printf-style explanation. */
+#define CHECK_MSG(cond, ...)                                                   \
+    do {                                                                       \
+        ++check_count_;                                                        \
+        if (!(cond)) {                                                         \
+            char check_buf_[512];                                              \
+            int check_n_ = snprintf(check_buf_, sizeof check_buf_,             \
+                                    "CHECK(" #cond "): ");                     \
+            if (check_n_ > 0 && check_n_ < (int)sizeof check_buf_)             \
+                snprintf(check_buf_ + check_n_,                                \
+                         sizeof check_buf_ - (size_t)check_n_, __VA_ARGS__);   \
+            check_report_(__FILE__, __LINE__, check_buf_);                     \
+        }                                                                      \
+    } while (0)
+
+/* Integer equality, both values printed. */
+#define CHECK_EQ(actual, expected)                                             \
+    do {                                                                       \
+        long long check_a_ = (long long)(actual);                              \
+        long long check_e_ = (long long)(expected);                            \
+        CHECK_MSG(check_a_ == check_e_, "%s = %lld, expected %s = %lld",       \
+                  #actual, check_a_, #expected, check_e_);                     \
+    } while (0)
+
+/* Floating-point equality within an absolute tolerance. */
+#define CHECK_NEAR(actual, expected, tol)                                      \
+    do {                                                                       \
+        double check_a_ = (double)(actual);                                    \
+        double check_e_ = (double)(expected);                                  \
+        CHECK_MSG(fabs(check_a_ - check_e_) <= (tol),                          \
+                  "%s = %.17g, expected %s = %.17g", #actual, check_a_,        \
+                  #expected, check_e_);                                        \
+    } while (0)
+
+/* String equality. */
+#define CHECK_STREQ(actual, expected)                                          \
+    do {                                                                       \
+        const char *check_a_ = (actual);                                       \
+        const char *check_e_ = (expected);                                     \
+        CHECK_MSG(check_a_ && check_e_ && strcmp(check_a_, check_e_) == 0,     \
+                  "%s = \"%s\", expected \"%s\"", #actual,                     \
+                  check_a_ ? check_a_ : "(null)",                              \
+                  check_e_ ? check_e_ : "(null)");                             \
+    } while (0)
+
+/* Handle equality: handles are opaque, so only the expressions are printed. */
+#define CHECK_HANDLE(actual, expected)                                         \
+    CHECK_MSG((actual) == (expected), "handle %s differs from %s", #actual,    \
+              #expected)
+
+static void check_mpi_failed_(const char *file, int line, const char *call, int rc)
+{
+    char msg[MPI_MAX_ERROR_STRING + 1] = "";
+    char what[MPI_MAX_ERROR_STRING + 256];
+    int len = 0, cls = -1;
+    MPI_Error_string(rc, msg, &len);
+    MPI_Error_class(rc, &cls);
+    snprintf(what, sizeof what, "%s returned %d (class %d): %s", call, rc, cls, msg);
+    check_report_(file, line, what);
+}
+
+/* MPI_OK(call): the call must return MPI_SUCCESS (with MPI_ERRORS_RETURN set). */
+#define MPI_OK(call)                                                           \
+    do {                                                                       \
+        int check_rc_ = (call);                                                \
+        ++check_count_;                                                        \
+        if (check_rc_ != MPI_SUCCESS)                                          \
+            check_mpi_failed_(__FILE__, __LINE__, #call, check_rc_);           \
+    } while (0)
+
+/* CHECK_FATAL(cond): a failure that would make the rest hang aborts the job. */
+#define CHECK_FATAL(cond)                                                      \
+    do {                                                                       \
+        ++check_count_;                                                        \
+        if (!(cond)) {                                                         \
+            check_report_(__FILE__, __LINE__, "FATAL CHECK(" #cond ")");       \
+            MPI_Abort(MPI_COMM_WORLD, 3);                                      \
+        }                                                                      \
+    } while (0)
+
+/* MPI_Init_thread-free start used by most programs: errors return, so MPI_OK
+ * reports them instead of the default handler aborting without a line number. */
+static void check_init(int *argc, char ***argv, const char *program)
+{
+    check_program_ = program;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: MPI_Init failed\n", program);
+        exit(2);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+/* The collective verdict: every rank learns whether any rank failed, rank 0
+ * prints one summary line, and the exit status is non-zero on any failure. */
+static int check_finish(void)
+{
+    int local = check_failures_, global = 0, rank = 0;
+    long checks = check_count_, all_checks = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (MPI_Allreduce(&local, &global, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: verdict allreduce failed\n", check_program_);
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
+    MPI_Reduce(&checks, &all_checks, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%s: %ld checks, %d failures\n", check_program_, all_checks, global);
+    fflush(stdout);
+    MPI_Finalize();
+    return global == 0 ? 0 : 1;
+}
+
+#endif

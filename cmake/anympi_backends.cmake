@@ -15,6 +15,9 @@ add_library(anympi::native_mpich INTERFACE IMPORTED GLOBAL)
 target_link_libraries(anympi::native_mpich INTERFACE PkgConfig::ANYMPI_PC_MPICH)
 add_library(anympi::native_openmpi INTERFACE IMPORTED GLOBAL)
 target_link_libraries(anympi::native_openmpi INTERFACE PkgConfig::ANYMPI_PC_OPENMPI)
+# Both MPIs' headers pull in their deprecated C++ bindings (and need their libraries) unless told not to.
+target_compile_definitions(anympi::native_mpich INTERFACE MPICH_SKIP_MPICXX=1)
+target_compile_definitions(anympi::native_openmpi INTERFACE OMPI_SKIP_MPICXX=1)
 
 set(ANYMPI_BACKENDS mpich openmpi)
 

@@ -1,0 +1,681 @@
+#!/usr/bin/env python3
+"""Generate the runtime's wrappers from the standard's data.
+
+Inputs: abi/spec/mpi-5.0-c-functions.tsv (prototypes), abi/spec/mpi-4.1-apis.json
+(parameter kinds, directions, lengths), abi/spec/mpi-5.0-abi-constants.tsv, the native
+headers of each backend (only to learn which functions and constants exist there), and
+abi/runtime/backend/manual.cpp (the hand-written functions, each with its reason).
+
+Outputs (committed; a CTest regenerates them and checks there is no diff):
+  abi/runtime/generated/abi_types.h      ABI types/constants renamed abi_* / ABI_* for the backend
+  abi/runtime/generated/abi_consts.inc   X-macro of every constant, guarded by native availability
+  abi/runtime/generated/fn_index.h       the index of every function in the dispatch table
+  abi/runtime/generated/backend_sigs.h   abi_MPI_X signatures for the backend
+  abi/runtime/generated/backend.gen.cpp  one line per function: forwarded or unsupported
+  abi/runtime/generated/have_<mpi>.h     which functions/constants the native mpi.h has
+  abi/runtime/generated/front.gen.c      PMPI_X (dispatch) and MPI_X (weak alias) for all 664
+  abi/runtime/generated/libmpi_abi.map   the version script: exactly the header's names
+  docs/coverage.md                       per function and backend: forwarded/emulated/unsupported
+"""
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import anympi_spec as spec  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+GEN = os.path.join(ROOT, "abi", "runtime", "generated")
+MANUAL = os.path.join(ROOT, "abi", "runtime", "backend", "manual.cpp")
+BACKENDS = ["mpich", "openmpi"]
+
+HANDLE_KINDS = ["Op", "Comm", "Group", "Win", "File", "Session", "Message", "Info",
+                "Errhandler", "Request", "Datatype"]
+TOOL_HANDLES = ["T_enum", "T_cvar_handle", "T_pvar_handle", "T_pvar_session",
+                "T_event_registration", "T_event_instance"]
+
+# Functions the front answers itself (they must work before any backend is loaded).
+FRONT_ONLY = {
+    "MPI_Get_version": "answered by the front: the ABI's MPI version, valid before init",
+    "MPI_Abi_get_version": "answered by the front: the ABI version, valid before init",
+    "MPI_Pcontrol": "variadic; a no-op outside a profiling tool, which interposes MPI_Pcontrol",
+}
+
+# Functions whose PMPI_ the front writes by hand (they answer before a backend is loaded)
+# but which the backend still provides once it is.
+FRONT_FIRST = {"MPI_Initialized", "MPI_Finalized"}
+
+# Functions deliberately not provided, with the reason (everything else is generated or manual).
+UNSUPPORTED = {
+    "MPI_Abi_set_fortran_info": "anympi has no Fortran bindings to configure",
+    "MPI_Abi_get_fortran_info": "anympi has no Fortran bindings",
+    "MPI_Abi_set_fortran_booleans": "anympi has no Fortran bindings",
+    "MPI_Abi_get_fortran_booleans": "anympi has no Fortran bindings",
+    "MPI_Get_hw_resource_info": "MPI-5.0 hardware resource info: not provided by the MPI underneath",
+    "MPI_Type_get_value_index": "MPI-5.0: the value-index types cannot be built faithfully on the MPI underneath",
+    "MPI_Remove_error_class": "MPI-5.0: the MPI underneath cannot remove error classes",
+    "MPI_Remove_error_code": "MPI-5.0: the MPI underneath cannot remove error codes",
+    "MPI_Remove_error_string": "MPI-5.0: the MPI underneath cannot remove error strings",
+    "MPI_Comm_attach_buffer": "MPI-5.0 buffer attach per communicator: not in the MPI underneath",
+    "MPI_Comm_detach_buffer": "MPI-5.0 buffer attach per communicator: not in the MPI underneath",
+    "MPI_Comm_flush_buffer": "MPI-5.0 buffer flush: not in the MPI underneath",
+    "MPI_Comm_iflush_buffer": "MPI-5.0 buffer flush: not in the MPI underneath",
+    "MPI_Session_attach_buffer": "MPI-5.0 buffer attach per session: not in the MPI underneath",
+    "MPI_Session_detach_buffer": "MPI-5.0 buffer attach per session: not in the MPI underneath",
+    "MPI_Session_flush_buffer": "MPI-5.0 buffer flush: not in the MPI underneath",
+    "MPI_Session_iflush_buffer": "MPI-5.0 buffer flush: not in the MPI underneath",
+    "MPI_Buffer_flush": "MPI-5.0 buffer flush: not in the MPI underneath",
+    "MPI_Buffer_iflush": "MPI-5.0 buffer flush: not in the MPI underneath",
+    "MPI_Request_get_status_all": "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks",
+    "MPI_Request_get_status_any": "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks",
+    "MPI_Request_get_status_some": "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks",
+}
+
+TYPE_RE = re.compile(r"\bMPI_([A-Za-z_0-9]+)")
+
+
+def abi_type(t):
+    """Rename a standard C type for the backend side (MPI_Comm -> abi_Comm)."""
+    return TYPE_RE.sub(lambda m: "abi_" + m.group(1), t)
+
+
+class Unexpressible(Exception):
+    pass
+
+
+def base(t):
+    t = t.replace("const ", "").strip()
+    return t
+
+
+def length_expr(fn, p):
+    ln = p.length
+    if isinstance(ln, list):
+        raise Unexpressible(f"{p.name}: multi-dimensional array")
+    if (not ln or ln == "*") and p.kind == "STATUS":
+        # the statuses of Waitall/Testall: as many as the requests
+        for q in fn.params:
+            if q is not p and q.kind == "REQUEST" and q.length not in (None, "", "*"):
+                return length_expr(fn, q)
+    if not ln or ln == "*":
+        raise Unexpressible(f"{p.name}: array length not given by a parameter")
+    names = {q.name: q for q in fn.params}
+    if ln in names and names[ln].ctype.strip() in ("int", "const int", "MPI_Count", "MPI_Aint"):
+        return ln
+    raise Unexpressible(f"{p.name}: array length '{ln}' is not an input parameter")
+
+
+INT_CATEGORY_BY_KIND = {
+    "THREAD_LEVEL": "thread", "COMM_COMPARISON": "compare", "GROUP_COMPARISON": "compare",
+    "TOPOLOGY_TYPE": "topology", "COMBINER": "combiner", "SPLIT_TYPE": "split",
+    "LOCK_TYPE": "lock", "UPDATE_MODE": "seek", "ORDER": "order", "TYPECLASS": "typeclass",
+    "DISTRIB_ENUM": "distribute", "DTYPE_DISTRIBUTION": "darg", "COLOR": "undefined",
+    "INDEX": "undefined", "XFER_NUM_ELEM": "undefined", "BIND_TYPE": "t_bind",
+    "VARIABLE_SCOPE": "t_scope", "TOOL_VAR_VERBOSITY": "t_verbosity", "PVAR_CLASS": "t_pvar_class",
+    "CALLBACK_SAFETY": "t_cb_safety",
+}
+BITS_CATEGORY_BY_KIND = {"ACCESS_MODE": "amode", "ASSERT": "assert_"}
+
+
+def convert(fn, p):
+    """The native-call argument for one ABI parameter, or Unexpressible."""
+    t = p.ctype.strip()
+    b = base(t)
+    kind = p.kind
+    d = p.direction
+    arr = p.array
+    n = p.name
+    if n == "...":
+        raise Unexpressible("variadic")
+    if kind is None:
+        raise Unexpressible(f"{n}: no kind in apis.json (MPI-5.0-only function)")
+    if fn.short.startswith("File_") and fn.short.endswith("_view") and n == "disp":
+        return "c_disp_in(disp)" if d == "in" else "c_disp_out(disp)"  # MPI_DISPLACEMENT_CURRENT
+    if "_function" in b or kind in ("FUNCTION", "POLYFUNCTION", "EVENT_CB_FUNCTION",
+                                    "EVENT_DROP_CB_FUNCTION", "EVENT_FREE_CB_FUNCTION"):
+        raise Unexpressible(f"{n}: callback")
+    if kind in ("ATTRIBUTE_VAL", "ATTRIBUTE_VAL_10") and d != "in":
+        raise Unexpressible(f"{n}: predefined attribute values need conversion")
+    if kind == "TOOL_MPI_OBJ":
+        raise Unexpressible(f"{n}: MPI object bound to a tool variable (pointer to a handle of unknown kind)")
+    if kind == "TOOL_VAR_VALUE":
+        raise Unexpressible(f"{n}: tool variable value of runtime-determined type")
+    if arr.startswith("[]["):
+        raise Unexpressible(f"{n}: two-dimensional array")
+    # handles
+    for k in HANDLE_KINDS:
+        if b == f"MPI_{k}" and not arr:
+            return f"c_hin({n})"
+        if b == f"MPI_{k} *" and not arr:
+            if p.length not in (None, "", "*") or p.pointer is False:
+                return f"c_harr_{'out' if d == 'out' else 'io'}({n}, {length_expr(fn, p)})"
+            if p.length == "*":
+                length_expr(fn, p)
+            if d == "out":
+                return f"c_hout({n})"
+            if d == "inout":
+                return f"c_hio({n})"
+            if fn.short == "Cancel":
+                return f"c_hio({n})"  # read only, but passed by address
+            raise Unexpressible(f"{n}: handle pointer with direction {d}")
+        if b == f"MPI_{k}" and arr == "[]":
+            ln = length_expr(fn, p)
+            return {"in": "c_harr_in", "out": "c_harr_out", "inout": "c_harr_io"}[d] + f"({n}, {ln})"
+    for k in TOOL_HANDLES:
+        if b == f"MPI_{k}" and not arr:
+            return f"c_tin({n})"
+        if b == f"MPI_{k} *" and not arr:
+            return {"out": "c_tout", "inout": "c_tio"}.get(d, "c_tio") + f"({n})"
+    if b.startswith("MPI_T_"):
+        if b == "MPI_T_cb_safety":
+            return f"c_cin<cat::t_cb_safety>({n})"
+        if b == "MPI_T_source_order *":
+            return f"c_cout<cat::t_source_order>({n})"
+        raise Unexpressible(f"{n}: tool type {b}")
+    # statuses
+    if b == "MPI_Status *":
+        if p.length not in (None, "") or p.pointer is False:
+            return f"c_sts_out({n}, {length_expr(fn, p)})"
+        return {"out": "c_st_out", "inout": "c_st_io", "in": "c_st_in"}[d] + f"({n})"
+    if b == "MPI_Status" and arr == "[]":
+        return f"c_sts_out({n}, {length_expr(fn, p)})"
+    # buffers
+    if b in ("void *",) and kind == "BUFFER":
+        return f"c_buf({n})"
+    # integers by meaning
+    if kind in ("RANK", "RANK_NNI"):
+        if b == "int" and not arr:
+            return f"c_rank_in({n})"
+        if b == "int *" and not arr and d == "out":
+            return f"c_rank_out({n})"
+        if b == "int" and arr == "[]":
+            ln = length_expr(fn, p)
+            return (f"c_ranks_in({n}, {ln})" if d == "in" else f"c_ranks_out({n}, {ln})")
+        raise Unexpressible(f"{n}: rank as {t}{arr}")
+    if kind == "TAG":
+        if b == "int" and not arr:
+            return f"c_tag_in({n})"
+        raise Unexpressible(f"{n}: tag as {t}")
+    if kind in ("ERROR_CODE", "ERROR_CLASS"):
+        if fn.short == "Abort":
+            return n  # the exit status, not an error code
+        if b == "int" and not arr and d == "in":
+            return f"c_errc_in({n})"
+        if b == "int *" and not arr and d == "out":
+            return f"c_errc_out({n})"
+        raise Unexpressible(f"{n}: array of error codes")
+    if kind == "KEYVAL":
+        if b == "int" and not arr:
+            return f"c_kv_in({n})"
+        if b == "int *" and not arr:
+            return {"out": "c_kv_out", "inout": "c_kv_io"}.get(d, "c_kv_io") + f"({n})"
+        raise Unexpressible(f"{n}: keyval as {t}")
+    if b in ("MPI_Count *", "MPI_Count") and kind == "XFER_NUM_ELEM":
+        return f"c_i64p({n})" if b.endswith("*") else n  # MPI_UNDEFINED has one value everywhere
+    if kind in INT_CATEGORY_BY_KIND:
+        c = INT_CATEGORY_BY_KIND[kind]
+        if b == "int" and not arr:
+            return f"c_cin<cat::{c}>({n})"
+        if b == "int *" and not arr:
+            return f"c_cout<cat::{c}>({n})"
+        if b == "int" and arr == "[]" and d == "in":
+            return f"c_cins<cat::{c}>({n}, {length_expr(fn, p)})"
+        if b == "int" and arr == "[]" and d == "out":
+            return f"c_couts<cat::{c}>({n}, {length_expr(fn, p)})"
+        raise Unexpressible(f"{n}: {kind} as {t}{arr}")
+    if kind in BITS_CATEGORY_BY_KIND:
+        c = BITS_CATEGORY_BY_KIND[kind]
+        if b == "int":
+            return f"c_bin<cat::{c}>({n})"
+        if b == "int *":
+            return f"c_bout<cat::{c}>({n})"
+    if kind == "WEIGHT":
+        return f"c_weights({n})"
+    if kind == "ERROR_CODE":
+        raise Unexpressible(f"{n}: error codes")
+    # 64-bit integer types: same size on both sides, the pointer type may differ
+    if b in ("MPI_Aint *", "MPI_Offset *", "MPI_Count *") or (
+            b in ("MPI_Aint", "MPI_Offset", "MPI_Count") and arr == "[]"):
+        return f"c_i64p({n})"
+    if b in ("MPI_Aint", "MPI_Offset", "MPI_Count"):
+        return n
+    if t in ("const int",) and arr == "[]":
+        return f"c_mut({n})"  # some native prototypes lack the const
+    if b in ("int", "int *", "char *", "char **", "char ***", "void *", "double",
+             "int **", "char"):
+        return n
+    raise Unexpressible(f"{n}: type {t}{arr} kind {kind}")
+
+
+def scan_native(header):
+    """Names of functions and constants a native mpi.h (and headers next to it) declares."""
+    d = os.path.dirname(header)
+    files = [header]
+    for extra in ("mpio.h", "mpi_proto.h"):
+        if os.path.exists(os.path.join(d, extra)):
+            files.append(os.path.join(d, extra))
+    text = ""
+    for f in files:
+        text += open(f, errors="replace").read() + "\n"
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    funcs = set(re.findall(r"\b(?:int|double|MPI_Aint|MPI_[A-Za-z_]+)\s+(MPI_[A-Za-z0-9_]+)\s*\(", text))
+    consts = set(re.findall(r"#\s*define\s+(MPIX?_[A-Za-z0-9_]+)", text))
+    for body in re.findall(r"enum\s*\w*\s*\{(.*?)\}", text, flags=re.S):
+        consts |= set(re.findall(r"(MPIX?_[A-Za-z0-9_]+)\s*(?:=[^,]*)?(?:,|$)", body.strip()))
+    consts |= set(re.findall(r"extern\s+[^;]*?\b(MPIX?_[A-Z][A-Z0-9_]+)\s*(?:MPICH_API_PUBLIC)?\s*;", text))
+    return funcs, consts
+
+
+def parse_manual():
+    """{name: (status, reason)} from the ANYMPI_MANUAL(...) markers of manual.cpp.
+    status: forwarded (needs the native function), emulated (never uses it), or
+    fallback (forwarded where the native MPI has it, emulated where it does not)."""
+    out = {}
+    if not os.path.exists(MANUAL):
+        return out
+    for m in re.finditer(r'^ANYMPI_MANUAL\((MPI_\w+),\s*(forwarded|emulated|fallback),\s*"([^"]*)"\)',
+                         open(MANUAL).read(), flags=re.M):
+        out[m.group(1)] = (m.group(2), m.group(3))
+    return out
+
+
+def const_category(name, kind, value):
+    n = name
+    if kind != "int" and not kind.startswith("enum"):
+        return None
+    if n == "MPI_SUCCESS" or (n.startswith("MPI_ERR_") and n != "MPI_ERR_LASTCODE") or n.startswith("MPI_T_ERR_"):
+        return "error"
+    table = [
+        (("MPI_ANY_SOURCE", "MPI_PROC_NULL", "MPI_ROOT"), "rank"),
+        (("MPI_ANY_TAG",), "tag"),
+        (("MPI_UNDEFINED",), "undefined"),
+        (("MPI_IDENT", "MPI_CONGRUENT", "MPI_SIMILAR", "MPI_UNEQUAL"), "compare"),
+        (("MPI_CART", "MPI_GRAPH", "MPI_DIST_GRAPH"), "topology"),
+        (("MPI_LOCK_EXCLUSIVE", "MPI_LOCK_SHARED"), "lock"),
+        (("MPI_WIN_UNIFIED", "MPI_WIN_SEPARATE"), "model"),
+        (("MPI_DISTRIBUTE_DFLT_DARG",), "darg"),
+        (("MPI_KEYVAL_INVALID", "MPI_TAG_UB", "MPI_IO", "MPI_HOST", "MPI_WTIME_IS_GLOBAL",
+          "MPI_APPNUM", "MPI_LASTUSEDCODE", "MPI_UNIVERSE_SIZE", "MPI_WIN_BASE",
+          "MPI_WIN_DISP_UNIT", "MPI_WIN_SIZE", "MPI_WIN_CREATE_FLAVOR", "MPI_WIN_MODEL"), "keyval"),
+    ]
+    for names, cat in table:
+        if n in names:
+            return cat
+    prefixes = [("MPI_THREAD_", "thread"), ("MPI_ORDER_", "order"), ("MPI_DISTRIBUTE_", "distribute"),
+                ("MPI_COMBINER_", "combiner"), ("MPI_TYPECLASS_", "typeclass"),
+                ("MPIX_TYPECLASS_", "typeclass"), ("MPI_COMM_TYPE_", "split"),
+                ("MPI_WIN_FLAVOR_", "flavor"), ("MPI_SEEK_", "seek"),
+                ("MPI_T_VERBOSITY_", "t_verbosity"), ("MPI_T_BIND_", "t_bind"),
+                ("MPI_T_SCOPE_", "t_scope"), ("MPI_T_PVAR_CLASS_", "t_pvar_class"),
+                ("MPI_T_CB_REQUIRE_", "t_cb_safety"), ("MPI_T_SOURCE_", "t_source_order")]
+    for pre, cat in prefixes:
+        if n.startswith(pre):
+            return cat
+    if n.startswith("MPI_MODE_"):
+        return "amode" if int(value, 0) < 1024 else "assert_"
+    if n.startswith("MPI_MAX_") or n == "MPI_BSEND_OVERHEAD":
+        return "limit"
+    return None
+
+
+CATEGORIES = ["error", "rank", "tag", "undefined", "thread", "order", "distribute", "darg",
+              "combiner", "typeclass", "compare", "topology", "split", "lock", "flavor", "model",
+              "seek", "keyval", "amode", "assert_", "t_verbosity", "t_bind", "t_scope",
+              "t_pvar_class", "t_cb_safety", "t_source_order", "limit"]
+
+HEADER_NOTE = "Generated by abi/gen/gen_wrappers.py from abi/spec/. Do not edit."
+
+
+def gen_abi_types(consts):
+    L = [f"/* abi_types.h -- the MPI-5.0 ABI's types and constants, renamed for code that also",
+         f" * includes a native mpi.h (the backends). {HEADER_NOTE} */",
+         "#ifndef ANYMPI_ABI_TYPES_H", "#define ANYMPI_ABI_TYPES_H", "#include <stdint.h>", "",
+         "typedef intptr_t abi_Aint;", "typedef int64_t abi_Offset;", "typedef int64_t abi_Count;",
+         "typedef struct abi_Status { int MPI_SOURCE; int MPI_TAG; int MPI_ERROR; int MPI_internal[5]; } abi_Status;",
+         "typedef int abi_T_cb_safety;", "typedef int abi_T_source_order;"]
+    for k in HANDLE_KINDS + TOOL_HANDLES:
+        L.append(f"typedef struct MPI_ABI_{k}* abi_{k};")
+    for line in open(os.path.join(spec.SPEC_DIR, "mpi-5.0-abi-types.tsv")).read().splitlines()[1:]:
+        line = line.strip()
+        m = re.match(r"^(void|int) \((MPI_\w+)\)\((.*)\)$", line)
+        if m:
+            L.append(f"typedef {m.group(1)} ({abi_type(m.group(2))})({abi_type(m.group(3))});")
+    L.append("")
+    for name, kind, value in consts:
+        short = name[4:] if name.startswith("MPI_") else name[5:]
+        if kind == "alias":
+            continue
+        if kind in ["MPI_" + k for k in HANDLE_KINDS]:
+            L.append(f"#define ABI_{short} ((uintptr_t){value})")
+        elif kind == "int" or kind.startswith("enum"):
+            L.append(f"#define ABI_{short} ({int(value, 0)})")
+        elif kind == "MPI_Offset":
+            L.append(f"#define ABI_{short} ((abi_Offset){value})")
+        elif kind.endswith("*") or kind.startswith("MPI_T_"):
+            L.append(f"#define ABI_{short} ((uintptr_t){value})")
+    L += ["", "#endif", ""]
+    return "\n".join(L)
+
+
+def gen_consts_inc(consts, have):
+    """Every predefined handle and integer constant with its native twin, where there is one."""
+    L = [f"/* abi_consts.inc -- {HEADER_NOTE}",
+         " * ANYMPI_HANDLE(Kind, abi_value, native_name) for predefined handles,",
+         " * ANYMPI_CONST(category, abi_value, native_name) for integer constants by meaning.",
+         " * Guarded by ANYMPI_HAVE_<name> from have_<mpi>.h: a constant the native MPI lacks has no twin. */"]
+    for name, kind, value in consts:
+        if kind == "alias":
+            continue
+        guard = f"ANYMPI_HAVE_{name}"
+        if kind in ["MPI_" + k for k in HANDLE_KINDS]:
+            # predefined handles are macros in every MPI (some only conditionally): #ifdef
+            L.append(f"#ifdef {name}\nANYMPI_HANDLE({kind[4:]}, {value}, {name})\n#endif")
+        else:
+            cat = const_category(name, kind, value)
+            if cat:
+                L.append(f"#if {guard}\nANYMPI_CONST({cat}, {int(value, 0)}, {name})\n#endif")
+    return "\n".join(L) + "\n"
+
+
+def gen_have(funcs, consts, native_funcs, native_consts, mpi):
+    L = [f"/* have_{mpi}.h -- what the native {mpi} mpi.h declares. {HEADER_NOTE} */"]
+    for f in funcs:
+        L.append(f"#define ANYMPI_HAVE_{f.name} {1 if f.name in native_funcs else 0}")
+    for name, kind, value in consts:
+        if kind != "alias":
+            L.append(f"#define ANYMPI_HAVE_{name} {1 if name in native_consts else 0}")
+    return "\n".join(L) + "\n"
+
+
+def gen_fn_index(funcs):
+    L = [f"/* fn_index.h -- slot of every function in the dispatch table. {HEADER_NOTE} */",
+         "#ifndef ANYMPI_FN_INDEX_H", "#define ANYMPI_FN_INDEX_H", "enum anympi_fn_index {"]
+    for i, f in enumerate(funcs):
+        L.append(f"    ANYMPI_IX_{f.name} = {i},")
+    L += [f"    ANYMPI_NFUNCS = {len(funcs)}", "};",
+          "/* bumped whenever the table's layout changes: front and backend must agree */",
+          f"#define ANYMPI_TABLE_VERSION {len(funcs)}02", "#endif", ""]
+    return "\n".join(L)
+
+
+def params_decl(f, rename=lambda t: t):
+    if not f.params:
+        return "(void)"
+    return "(" + ", ".join("..." if p.name == "..." else p.decl(rename) for p in f.params) + ")"
+
+
+def gen_sigs(funcs):
+    L = [f"/* backend_sigs.h -- abi_MPI_X: each function's ABI signature for the backend. {HEADER_NOTE} */",
+         "#ifndef ANYMPI_BACKEND_SIGS_H", "#define ANYMPI_BACKEND_SIGS_H"]
+    for f in funcs:
+        L.append(f"#define ANYMPI_SIG_{f.name} {abi_type(f.ret)} abi_{f.name}{params_decl(f, abi_type)}")
+    L += ["#endif", ""]
+    return "\n".join(L)
+
+
+def first_errh_object(f):
+    """The object whose error handler reports an error of this function (MPI-4: else COMM_SELF)."""
+    for p in f.params:
+        b = base(p.ctype)
+        if not p.array and b in ("MPI_Comm", "MPI_Win", "MPI_File", "MPI_Session"):
+            return f"errh_of({p.name})"
+    return "errh_self()"
+
+
+def narrow_line(f, byname, cls):
+    """For a large-count MPI_X_c: the same call through MPI_X with int counts, for an MPI
+    that lacks the _c form; None when the difference is more than scalar counts."""
+    if not f.name.endswith("_c") or cls.get(f.name, ("",))[0] != "generated":
+        return None
+    b = byname.get(f.name[:-2])
+    if b is None or len(b.params) != len(f.params):
+        return None
+    args = cls[f.name][1][1:-1]
+    conv = [convert(f, p) for p in f.params]
+    checks = []
+    for i, (pc, pb) in enumerate(zip(f.params, b.params)):
+        tc, tb = base(pc.ctype), base(pb.ctype)
+        if tc == tb and pc.array == pb.array:
+            continue
+        if pc.array or pb.array:
+            return None
+        if tc in ("MPI_Count", "MPI_Aint") and tb == "int":
+            checks.append(f"c_fits_int({pc.name})")
+            conv[i] = f"int({pc.name})"
+        elif tc in ("MPI_Count *", "MPI_Aint *") and tb == "int *":
+            conv[i] = f"c_widen_out({pc.name})"
+        else:
+            return None
+    del args
+    if not checks:
+        checks = ["true"]
+    return (f'ANYMPI_NARROW({f.name}, {b.name}, {first_errh_object(f)}, {" && ".join(checks)}, '
+            f'({", ".join(conv)}))')
+
+
+def classify(funcs, manual):
+    """{name: (how, detail)}: how in generated|manual|front|unsupported."""
+    out = {}
+    for f in funcs:
+        if f.name in FRONT_ONLY:
+            out[f.name] = ("front", FRONT_ONLY[f.name])
+        elif f.name in manual:
+            out[f.name] = ("manual",) + manual[f.name]
+        elif f.name in UNSUPPORTED:
+            out[f.name] = ("unsupported", UNSUPPORTED[f.name])
+        else:
+            try:
+                args = [convert(f, p) for p in f.params]
+                out[f.name] = ("generated", "(" + ", ".join(args) + ")")
+            except Unexpressible as e:
+                out[f.name] = ("unsupported", f"not yet converted: {e}")
+    return out
+
+
+# Native calls during which an MPI's own plugins may call MPI_* by name (Open MPI's ROMIO:
+# file operations, and whatever frees objects ROMIO caches attributes on).
+NATIVE_SCOPE_EXTRA = {"MPI_Finalize", "MPI_Comm_free", "MPI_Comm_disconnect", "MPI_Type_free",
+                      "MPI_Comm_delete_attr", "MPI_Type_delete_attr", "MPI_Comm_set_attr",
+                      "MPI_Type_set_attr", "MPI_Register_datarep", "MPI_Register_datarep_c",
+                      "MPI_Session_finalize", "MPI_Abort"}
+
+
+def native_scope(f):
+    return f.name.startswith("MPI_File_") or f.name in NATIVE_SCOPE_EXTRA
+
+
+def unsupported_line(f, reason):
+    obj = first_errh_object(f)
+    if f.ret == "int":
+        # output handles become the null handle, so that a caller that ignores the error
+        # does not go on to use garbage
+        outs = [p.name for p in f.params if p.direction == "out" and not p.array and
+                base(p.ctype) in [f"MPI_{k} *" for k in HANDLE_KINDS] and p.length in (None, "")]
+        if outs:
+            return f'ANYMPI_UNSUPPORTED_OUT({f.name}, {obj}, "{reason}", {", ".join(outs)})'
+        return f'ANYMPI_UNSUPPORTED({f.name}, {obj}, "{reason}")'
+    return f'ANYMPI_UNSUPPORTED_RET({f.name}, {obj}, "{reason}", {abi_type(f.ret)})'
+
+
+def gen_backend(funcs, cls, haves, narrow):
+    L = [f"// backend.gen.cpp -- one line per function. {HEADER_NOTE}",
+         "// ANYMPI_FWD(name, native arguments): convert, call the native MPI, convert the result back.",
+         "// ANYMPI_UNSUPPORTED(name, object): MPI_ERR_UNSUPPORTED_OPERATION through object's error handler.",
+         '#include "backend.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
+         "using namespace anympi::backend;", "",
+         "// hand-written in manual.cpp"]
+    for f in funcs:
+        if cls[f.name][0] == "manual":
+            if cls[f.name][1] == "forwarded" and not (f.name in haves[0][1] and f.name in haves[1][1]):
+                L.append(f"#if ANYMPI_HAVE_{f.name}")
+                L.append(f"ANYMPI_SIG_{f.name};")
+                L.append("#endif")
+            else:
+                L.append(f"ANYMPI_SIG_{f.name};")
+    L.append("")
+    for f in funcs:
+        how = cls[f.name]
+        both = all(h[0] for h in haves)
+        if how[0] == "generated":
+            macro = "ANYMPI_FWD_NATIVE_SCOPE" if native_scope(f) else "ANYMPI_FWD"
+            line = f"{macro}({f.name}, {how[1]})"
+            unsup = unsupported_line(f, "not provided by this MPI")
+            if f.name in haves[0][1] and f.name in haves[1][1]:
+                L.append(line)
+            elif narrow.get(f.name):
+                L += [f"#if ANYMPI_HAVE_{f.name}", line, f"#elif ANYMPI_HAVE_{f.name[:-2]}",
+                      narrow[f.name], "#else", unsup, "#endif"]
+            else:
+                L += [f"#if ANYMPI_HAVE_{f.name}", line, "#else", unsup, "#endif"]
+        elif how[0] in ("unsupported", "front"):
+            reason = how[1].replace('"', "'")
+            L.append(unsupported_line(f, reason))
+        elif how[0] == "manual" and how[1] == "forwarded":
+            if not (f.name in haves[0][1] and f.name in haves[1][1]):
+                L += [f"#if !ANYMPI_HAVE_{f.name}",
+                      unsupported_line(f, "not provided by this MPI"),
+                      "#endif"]
+    L += ["", "// The dispatch table, in fn_index.h order.",
+          "void* const anympi::backend::dispatch_table[ANYMPI_NFUNCS] = {"]
+    for f in funcs:
+        L.append(f"    reinterpret_cast<void*>(&abi_{f.name}),")
+    L += ["};", "",
+          "// The native functions, for calls the native MPI's plugins make by name (see native_scope).",
+          "static int native_missing()",
+          "{",
+          '    std::fprintf(stderr, "anympi: the native MPI called an MPI function by name that it does not provide\\n");',
+          "    std::abort();",
+          "}",
+          "void* const anympi::backend::native_table[ANYMPI_NFUNCS] = {"]
+    for f in funcs:
+        L.append(f"#if ANYMPI_HAVE_{f.name}")
+        L.append(f"    reinterpret_cast<void*>(&::{f.name}),")
+        L.append("#else")
+        L.append("    reinterpret_cast<void*>(&native_missing),")
+        L.append("#endif")
+    L += ["};", ""]
+    del both
+    return "\n".join(L)
+
+
+def gen_front(funcs):
+    L = [f"/* front.gen.c -- PMPI_X dispatches to the loaded backend; MPI_X is a weak alias of",
+         f" * PMPI_X so that a PMPI tool can interpose it. {HEADER_NOTE} */",
+         '#include "front.h"', "", "#pragma GCC visibility push(default)", ""]
+    for f in funcs:
+        if f.name in FRONT_ONLY or f.name in FRONT_FIRST:
+            continue  # written, with its alias, in front/front.c
+        types = ", ".join(p.decl_type for p in f.params) or "void"
+        args = ", ".join(p.name for p in f.params)
+        L.append(f"{f.ret} P{f.name}{params_decl(f)} {{ ANYMPI_DISPATCH({f.ret}, {f.name}, ({types}), ({args})); }}")
+        L.append(f"ANYMPI_ALIAS({f.name})")
+    L += ["", "#pragma GCC visibility pop", ""]
+    return "\n".join(L)
+
+
+def gen_map(funcs):
+    L = ["/* libmpi_abi.map -- exactly the header's MPI_ and PMPI_ names. " + HEADER_NOTE + " */",
+         "MPI_ABI_1.0 {", "  global:"]
+    for f in funcs:
+        L.append(f"    {f.name};")
+        L.append(f"    P{f.name};")
+    L += ["  local: *;", "};", ""]
+    return "\n".join(L)
+
+
+def gen_coverage(funcs, cls, haves, narrow):
+    rows = []
+    totals = {b: {"forwarded": 0, "emulated": 0, "unsupported": 0} for b in BACKENDS}
+    for f in funcs:
+        how = cls[f.name]
+        cells = []
+        for (mpi, nf) in zip(BACKENDS, [h[1] for h in haves]):
+            if how[0] == "generated":
+                st = "forwarded" if f.name in nf else "unsupported"
+                why = "" if f.name in nf else f"not in {mpi}"
+                if f.name not in nf and narrow.get(f.name) and f.name[:-2] in nf:
+                    st, why = "emulated", f"{mpi}: through {f.name[:-2]}, counts must fit in int"
+            elif how[0] == "manual":
+                if how[1] == "forwarded" and f.name not in nf:
+                    st, why = "unsupported", f"not in {mpi}"
+                elif how[1] == "fallback":
+                    st, why = ("forwarded", how[2]) if f.name in nf else ("emulated", f"not in {mpi}: {how[2]}")
+                else:
+                    st, why = how[1], how[2]
+            elif how[0] == "front":
+                st, why = "emulated", how[1]
+            else:
+                st, why = "unsupported", how[1]
+            totals[mpi][st] += 1
+            cells.append((st, why))
+        note = ""
+        if cells[0][1] == cells[1][1]:
+            note = cells[0][1]
+        else:
+            note = "; ".join(f"{m}: {c[1]}" for m, c in zip(BACKENDS, cells) if c[1])
+        rows.append(f"| `{f.name}` | {cells[0][0]} | {cells[1][0]} | {note.replace('|', '/')} |")
+    L = ["# anympi coverage of the MPI-5.0 C functions", "",
+         f"<!-- {HEADER_NOTE} (python3 abi/gen/gen_wrappers.py) -->", "",
+         "For each of the 664 functions of MPI-5.0 and each backend: **forwarded** (converted and",
+         "passed to the MPI underneath), **emulated** (implemented by anympi on top of it), or",
+         "**unsupported** (returns `MPI_ERR_UNSUPPORTED_OPERATION` through the error handler, with",
+         "a message naming the function). Generated wrappers come from `abi/gen/gen_wrappers.py`;",
+         "hand-written ones live in `abi/runtime/backend/manual.cpp`, each with its reason.", "",
+         "| backend | forwarded | emulated | unsupported | total |", "| --- | ---: | ---: | ---: | ---: |"]
+    for b in BACKENDS:
+        t = totals[b]
+        L.append(f"| {b} | {t['forwarded']} | {t['emulated']} | {t['unsupported']} | {sum(t.values())} |")
+    L += ["", "| function | mpich | openmpi | note |", "| --- | --- | --- | --- |"] + rows + [""]
+    return "\n".join(L)
+
+
+def write(path, text, check, stale):
+    if check:
+        old = open(path).read() if os.path.exists(path) else None
+        if old != text:
+            stale.append(path)
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mpich-header", default="/usr/include/x86_64-linux-gnu/mpich/mpi.h")
+    ap.add_argument("--openmpi-header", default="/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h")
+    ap.add_argument("--check", action="store_true", help="fail if a generated file is out of date")
+    a = ap.parse_args()
+    funcs = spec.load_functions()
+    consts = spec.load_constants()
+    manual = parse_manual()
+    unknown = set(manual) - {f.name for f in funcs}
+    if unknown:
+        sys.exit(f"manual.cpp names functions the standard does not have: {sorted(unknown)}")
+    haves = []
+    for mpi, hdr in (("mpich", a.mpich_header), ("openmpi", a.openmpi_header)):
+        nf, nc = scan_native(hdr)
+        haves.append((mpi, nf, nc))
+    cls = classify(funcs, manual)
+    byname = {f.name: f for f in funcs}
+    narrow = {f.name: narrow_line(f, byname, cls) for f in funcs}
+    stale = []
+    w = lambda rel, text: write(os.path.join(ROOT, rel), text, a.check, stale)  # noqa: E731
+    w("abi/runtime/generated/abi_types.h", gen_abi_types(consts))
+    w("abi/runtime/generated/abi_consts.inc", gen_consts_inc(consts, haves))
+    w("abi/runtime/generated/fn_index.h", gen_fn_index(funcs))
+    w("abi/runtime/generated/backend_sigs.h", gen_sigs(funcs))
+    w("abi/runtime/generated/backend.gen.cpp", gen_backend(funcs, cls, haves, narrow))
+    for mpi, nf, nc in haves:
+        w(f"abi/runtime/generated/have_{mpi}.h", gen_have(funcs, consts, nf, nc, mpi))
+    w("abi/runtime/generated/front.gen.c", gen_front(funcs))
+    w("abi/runtime/generated/libmpi_abi.map", gen_map(funcs))
+    w("docs/coverage.md", gen_coverage(funcs, cls, haves, narrow))
+    if stale:
+        sys.exit("out of date (run python3 abi/gen/gen_wrappers.py): " + ", ".join(os.path.relpath(s, ROOT) for s in stale))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,208 @@
+// The backend's tables (built once, when the module is loaded), statuses, and the one
+// error-raising helper.  Shared by every native MPI; see native.hpp for what differs.
+#include "backend.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+namespace anympi::backend {
+
+// Strings the native MPI writes into the user's buffers: the ABI's sizes must hold them.
+constexpr bool is_limit(cat c) { return c == cat::limit; }
+#define ANYMPI_HANDLE(K, abi, native)
+#define ANYMPI_CONST(c, abi, native) \
+    static_assert(!is_limit(cat::c) || (native) <= (abi), #native ": the native MPI's value exceeds the ABI's");
+#include "abi_consts.inc"
+#undef ANYMPI_HANDLE
+#undef ANYMPI_CONST
+
+uintptr_t pre_to_native[0x400];
+reverse_index rev;
+const_table consts[int(cat::count_)];
+int native_class_to_abi[256];
+int abi_class_to_native[1024 + 32];
+
+
+void reverse_index::insert(handle_kind k, uintptr_t native, uint16_t abi)
+{
+    if (native < lo[k]) lo[k] = native;
+    if (native > hi[k]) hi[k] = native;
+    for (unsigned i = hash(native);; i = (i + 1) & (slots - 1)) {
+        if (val[i] == 0) { key[i] = native; val[i] = abi; kind[i] = uint8_t(k); return; }
+        if (key[i] == native && kind[i] == k) return; // an alias (e.g. MPI_INTEGER16 is MPI_DATATYPE_NULL): first wins
+    }
+}
+
+static void add_const(cat c, int abi, int native)
+{
+    const_table &t = consts[int(c)];
+    if (t.n == int(sizeof t.v / sizeof t.v[0])) {
+        std::fprintf(stderr, "anympi: internal error: constant table %d is full\n", int(c));
+        std::abort();
+    }
+    t.v[t.n++] = {abi, native};
+}
+
+static handle_kind kind_of_name(const char *k)
+{
+    static const char *const names[k_count] = {"Op", "Comm", "Group", "Win", "File", "Session",
+                                               "Message", "Info", "Errhandler", "Request", "Datatype"};
+    for (int i = 0; i < k_count; ++i) if (std::strcmp(names[i], k) == 0) return handle_kind(i);
+    return k_count;
+}
+
+static void build_tables()
+{
+    for (int k = 0; k < k_count; ++k) { rev.lo[k] = UINTPTR_MAX; rev.hi[k] = 0; }
+    for (int &v : native_class_to_abi) v = -1;
+    for (int &v : abi_class_to_native) v = MPI_ERR_UNKNOWN;
+#define ANYMPI_HANDLE(K, abi, native)                                                      \
+    pre_to_native[abi] = bits(native);                                                      \
+    rev.insert(kind_of_name(#K), bits(native), uint16_t(abi));
+#define ANYMPI_CONST(c, abi, native) add_const(cat::c, abi, native);
+#include "abi_consts.inc"
+#undef ANYMPI_HANDLE
+#undef ANYMPI_CONST
+    native_fixups(pre_to_native);
+    for (int i = 0; i < consts[int(cat::error)].n; ++i) {
+        const_pair p = consts[int(cat::error)].v[i];
+        if (p.native > 0 && p.native < 256 && native_class_to_abi[p.native] < 0) native_class_to_abi[p.native] = p.abi;
+        int slot = p.abi < 63 ? p.abi : p.abi - 1000 + 63;
+        if (slot >= 0 && slot < int(sizeof abi_class_to_native / sizeof(int))) abi_class_to_native[slot] = p.native;
+    }
+}
+
+// Native classes anympi created (Add_error_class), by ABI class: for the ABI classes the
+// native MPI lacks (MPI_ERR_ABI ...) and to carry anympi's own messages (MPICH garbles the
+// string of a code added to a predefined class, so every raised code gets a class of ours).
+static int created_class[64];
+static std::mutex created_mutex;
+
+int err_out_created(int n)
+{
+    for (int a = 1; a < 64; ++a)
+        if (created_class[a] == n && n != 0) return a;
+    if (n > err_bias_above && n <= err_bias_above + err_bias) return n + err_bias;
+    return n;
+}
+
+static int created_class_for(int abi_class)
+{
+    std::lock_guard<std::mutex> g(created_mutex);
+    if (created_class[abi_class] == 0) {
+        int c = 0;
+        if (MPI_Add_error_class(&c) != MPI_SUCCESS) return 0;
+        created_class[abi_class] = c;
+        if (c > 0 && c < 256) native_class_to_abi[c] = abi_class;
+    }
+    return created_class[abi_class];
+}
+
+void after_native_init()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        for (int a = 1; a < 63; ++a) {
+            bool native_has = false;
+            for (int i = 0; i < consts[int(cat::error)].n; ++i)
+                if (consts[int(cat::error)].v[i].abi == a) native_has = true;
+            if (!native_has && created_class_for(a)) abi_class_to_native[a] = created_class[a];
+        }
+    });
+}
+
+void status_out(const MPI_Status &n, abi_Status *a)
+{
+    a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
+    a->MPI_TAG = tag_out(n.MPI_TAG);
+    a->MPI_ERROR = err_out(n.MPI_ERROR);
+    save_hidden(n, a->MPI_internal);
+}
+void status_in(const abi_Status *a, MPI_Status &n)
+{
+    n.MPI_SOURCE = rank_in(a->MPI_SOURCE);
+    n.MPI_TAG = a->MPI_TAG >= 0 ? a->MPI_TAG : tag_in(a->MPI_TAG);
+    n.MPI_ERROR = err_in(a->MPI_ERROR);
+    load_hidden(a->MPI_internal, n);
+}
+
+// ---------------------------------------------------------------- raising errors
+static std::mutex raise_mutex;
+
+static bool native_active()
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    return init && !fin;
+}
+
+// A native error code of the right standard class whose string is our message.
+static int code_for(int abi_class, const char *msg)
+{
+    static int codes[64];
+    int slot = abi_class > 0 && abi_class < 63 ? abi_class : ABI_ERR_OTHER;
+    if (codes[slot] == 0) {
+        int cls = created_class_for(slot), c = 0;
+        if (!cls || MPI_Add_error_code(cls, &c) != MPI_SUCCESS) return err_in(abi_class);
+        codes[slot] = c;
+    }
+    MPI_Add_error_string(codes[slot], const_cast<char *>(msg));
+    return codes[slot];
+}
+
+template <class Obj, class Call> static int raise_with(Obj o, int abi_class, const char *msg, Call call)
+{
+    if (!native_active()) return abi_class; // no handler before init or after finalize
+    std::lock_guard<std::mutex> g(raise_mutex);
+    int code = code_for(abi_class, msg);
+    call(o, code);
+    return err_out(code);
+}
+
+int raise_error(errh_obj o, int abi_class, const char *msg)
+{
+    switch (o.kind) {
+    case k_win:
+        if (from_bits<MPI_Win>(o.native) != MPI_WIN_NULL)
+            return raise_with(from_bits<MPI_Win>(o.native), abi_class, msg,
+                              [](MPI_Win w, int code) { MPI_Win_call_errhandler(w, code); });
+        break;
+    case k_file: // MPI_FILE_NULL carries the default file error handler
+        return raise_with(from_bits<MPI_File>(o.native), abi_class, msg,
+                          [](MPI_File f, int code) { MPI_File_call_errhandler(f, code); });
+#if ANYMPI_NATIVE_HAS_SESSIONS
+    case k_session:
+        if (from_bits<MPI_Session>(o.native) != MPI_SESSION_NULL)
+            return raise_with(from_bits<MPI_Session>(o.native), abi_class, msg,
+                              [](MPI_Session s, int code) { MPI_Session_call_errhandler(s, code); });
+        break;
+#endif
+    case k_comm:
+        if (from_bits<MPI_Comm>(o.native) != MPI_COMM_NULL)
+            return raise_with(from_bits<MPI_Comm>(o.native), abi_class, msg,
+                              [](MPI_Comm c, int code) { MPI_Comm_call_errhandler(c, code); });
+        break;
+    default:
+        break;
+    }
+    // no object (or a null one): MPI_COMM_SELF's handler, as MPI-4 says
+    return raise_with(MPI_COMM_SELF, abi_class, msg, [](MPI_Comm c, int code) { MPI_Comm_call_errhandler(c, code); });
+}
+
+}  // namespace anympi::backend
+
+// The module's one export: the dispatch table, in fn_index.h order.
+namespace anympi::backend {
+swap_fn front_swap;
+}
+
+extern "C" __attribute__((visibility("default"))) void *const *anympi_backend_table(int version, anympi::backend::swap_fn swap)
+{
+    if (version != ANYMPI_TABLE_VERSION || !swap) return nullptr;
+    anympi::backend::front_swap = swap;
+    static std::once_flag once;
+    std::call_once(once, anympi::backend::build_tables);
+    return anympi::backend::dispatch_table;
+}

@@ -1,0 +1,492 @@
+// The backend's converters: one per kind of parameter, each used by the generated wrappers
+// (backend.gen.cpp) and the hand-written ones (manual.cpp).  This file is compiled once per
+// native MPI, against that MPI's own mpi.h; the ABI's types are the renamed abi_* ones.
+//
+// Direction is expressed by the converter: c_hin(x) converts a value; c_hout(p)/c_hio(p)
+// return a proxy that the native call writes through and that converts back into *p when the
+// full expression ends (after the call).  Arrays stage in a stack buffer for small n.
+#pragma once
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+
+extern "C" {
+#include "abi_types.h"
+}
+#include "backend_sigs.h"
+#include "fn_index.h"
+#include "native.hpp"
+
+namespace anympi::backend {
+
+// ---------------------------------------------------------------- handles
+// A native handle as bits: MPICH's are ints (zero-extended), Open MPI's are pointers.
+template <class N> inline uintptr_t bits(N n)
+{
+    if constexpr (std::is_pointer_v<N>) return reinterpret_cast<uintptr_t>(n);
+    else return static_cast<uintptr_t>(static_cast<uint32_t>(n));
+}
+template <class N> inline N from_bits(uintptr_t b)
+{
+    if constexpr (std::is_pointer_v<N>) return reinterpret_cast<N>(b);
+    else return static_cast<N>(static_cast<uint32_t>(b));
+}
+
+enum handle_kind { k_op, k_comm, k_group, k_win, k_file, k_session, k_message, k_info,
+                   k_errhandler, k_request, k_datatype, k_count };
+
+template <class A> struct traits;
+#define ANYMPI_TRAITS(K, N, KIND)                                                        \
+    template <> struct traits<abi_##K> { using native = N; static constexpr handle_kind kind = KIND; \
+                                         static constexpr uintptr_t null_abi = ABI_##KIND##_NULL_V; };
+constexpr uintptr_t ABI_k_op_NULL_V = ABI_OP_NULL, ABI_k_comm_NULL_V = ABI_COMM_NULL,
+                    ABI_k_group_NULL_V = ABI_GROUP_NULL, ABI_k_win_NULL_V = ABI_WIN_NULL,
+                    ABI_k_file_NULL_V = ABI_FILE_NULL, ABI_k_session_NULL_V = ABI_SESSION_NULL,
+                    ABI_k_message_NULL_V = ABI_MESSAGE_NULL, ABI_k_info_NULL_V = ABI_INFO_NULL,
+                    ABI_k_errhandler_NULL_V = ABI_ERRHANDLER_NULL,
+                    ABI_k_request_NULL_V = ABI_REQUEST_NULL, ABI_k_datatype_NULL_V = ABI_DATATYPE_NULL;
+ANYMPI_TRAITS(Op, MPI_Op, k_op)
+ANYMPI_TRAITS(Comm, MPI_Comm, k_comm)
+ANYMPI_TRAITS(Group, MPI_Group, k_group)
+ANYMPI_TRAITS(Win, MPI_Win, k_win)
+ANYMPI_TRAITS(File, MPI_File, k_file)
+ANYMPI_TRAITS(Session, native_session, k_session)
+ANYMPI_TRAITS(Message, MPI_Message, k_message)
+ANYMPI_TRAITS(Info, MPI_Info, k_info)
+ANYMPI_TRAITS(Errhandler, MPI_Errhandler, k_errhandler)
+ANYMPI_TRAITS(Request, MPI_Request, k_request)
+ANYMPI_TRAITS(Datatype, MPI_Datatype, k_datatype)
+#undef ANYMPI_TRAITS
+template <class A> using native_t = typename traits<A>::native;
+
+// Predefined ABI handles are < 0x400: one table for all kinds (their ranges are disjoint).
+extern uintptr_t pre_to_native[0x400];
+
+// native -> ABI for predefined natives: a range check per kind, then a small hash.
+struct reverse_index {
+    static constexpr unsigned slots = 2048;
+    uintptr_t key[slots];
+    uint16_t val[slots];
+    uint8_t kind[slots]; // MPICH shares values across kinds (MPI_MESSAGE_NULL is MPI_REQUEST_NULL)
+    uintptr_t lo[k_count], hi[k_count];
+    void insert(handle_kind k, uintptr_t native, uint16_t abi);
+    static unsigned hash(uintptr_t b) { return unsigned((b * 0x9E3779B97F4A7C15ull) >> 53); }
+    uintptr_t find(handle_kind k, uintptr_t b) const
+    {
+        for (unsigned i = hash(b);; i = (i + 1) & (slots - 1)) {
+            if (key[i] == b && kind[i] == k) return val[i];
+            if (val[i] == 0) return b; // not predefined: a user handle
+        }
+    }
+};
+extern reverse_index rev;
+
+template <class A> inline native_t<A> to_native(A a)
+{
+    uintptr_t v = reinterpret_cast<uintptr_t>(a);
+    return from_bits<native_t<A>>(v < 0x400 ? pre_to_native[v] : v);
+}
+template <class A> inline A to_abi(native_t<A> n)
+{
+    uintptr_t b = bits(n);
+    constexpr handle_kind k = traits<A>::kind;
+    if (b - rev.lo[k] <= rev.hi[k] - rev.lo[k]) b = rev.find(k, b);
+    return reinterpret_cast<A>(b);
+}
+
+template <class A> inline native_t<A> c_hin(A a) { return to_native(a); }
+
+template <class A> struct hout_proxy {
+    A *p;
+    native_t<A> n;
+    operator native_t<A> *() { return p ? &n : nullptr; }
+    ~hout_proxy() { if (p) *p = to_abi<A>(n); }
+};
+template <class A> inline hout_proxy<A> c_hout(A *p)
+{
+    return {p, to_native(reinterpret_cast<A>(traits<A>::null_abi))};
+}
+template <class A> inline hout_proxy<A> c_hio(A *p)
+{
+    return {p, p ? to_native(*p) : to_native(reinterpret_cast<A>(traits<A>::null_abi))};
+}
+
+// For an output the native MPI may write after the call returns (MPI_Comm_idup's newcomm):
+// the native handle is written straight into the user's ABI handle.  Sound because a new
+// object is never a predefined one, and a user handle's ABI bits are the native handle's
+// (zero-extended: the slot is cleared first, the native int lands in its low half).
+template <class A> inline native_t<A> *c_hout_late(A *p)
+{
+    static_assert(sizeof(native_t<A>) <= sizeof(A));
+    if (p) *p = nullptr;
+    return reinterpret_cast<native_t<A> *>(p);
+}
+
+// Staging for arrays: on the stack up to 16 elements, on the heap above.
+template <class T> struct stage {
+    T local[16];
+    std::unique_ptr<T[]> heap;
+    T *ptr = nullptr;
+    explicit stage(long n) { if (n > 16) heap.reset(new T[size_t(n)]); ptr = n > 16 ? heap.get() : local; }
+};
+
+template <class A> struct harr_proxy {
+    A *p;
+    long n;
+    bool back;
+    stage<native_t<A>> s;
+    harr_proxy(const A *a, long n_, bool in, bool out) : p(const_cast<A *>(a)), n(n_ < 0 ? 0 : n_), back(out), s(n)
+    {
+        if (in && p) for (long i = 0; i < n; ++i) s.ptr[i] = to_native(p[i]);
+    }
+    operator native_t<A> *() { return p ? s.ptr : nullptr; }
+    ~harr_proxy() { if (back && p) for (long i = 0; i < n; ++i) p[i] = to_abi<A>(s.ptr[i]); }
+};
+template <class A> inline harr_proxy<A> c_harr_in(const A *a, long n) { return {a, n, true, false}; }
+template <class A> inline harr_proxy<A> c_harr_out(A *a, long n) { return {a, n, false, true}; }
+template <class A> inline harr_proxy<A> c_harr_io(A *a, long n) { return {a, n, true, true}; }
+
+// Tool-interface handles are opaque pointers on both sides; only the sentinels differ.
+struct tin_proxy {
+    uintptr_t v;
+    template <class T> operator T() const
+    {
+        if constexpr (std::is_same_v<T, MPI_T_pvar_handle>)
+            if (v == ABI_T_PVAR_ALL_HANDLES) return MPI_T_PVAR_ALL_HANDLES;
+        return reinterpret_cast<T>(v);
+    }
+};
+template <class A> inline tin_proxy c_tin(A a) { return {reinterpret_cast<uintptr_t>(a)}; }
+struct tout_proxy {
+    void *p;
+    template <class T> operator T *() const { static_assert(sizeof(T) == sizeof(void *)); return static_cast<T *>(p); }
+};
+template <class A> inline tout_proxy c_tout(A *p) { return {p}; }
+template <class A> inline tout_proxy c_tio(A *p) { return {p}; }
+
+// ---------------------------------------------------------------- integers by meaning
+enum class cat { error, rank, tag, undefined, thread, order, distribute, darg, combiner, typeclass,
+                 compare, topology, split, lock, flavor, model, seek, keyval, amode, assert_,
+                 t_verbosity, t_bind, t_scope, t_pvar_class, t_cb_safety, t_source_order, limit,
+                 count_ };
+struct const_pair { int abi, native; };
+struct const_table { const_pair v[96]; int n = 0; };
+extern const_table consts[int(cat::count_)];
+
+template <cat C> inline int cin(int a)
+{
+    const const_table &t = consts[int(C)];
+    for (int i = 0; i < t.n; ++i) if (t.v[i].abi == a) return t.v[i].native;
+    return a; // an ordinary value (a darg, a color, a count)
+}
+template <cat C> inline int cout(int n)
+{
+    const const_table &t = consts[int(C)];
+    for (int i = 0; i < t.n; ++i) if (t.v[i].native == n) return t.v[i].abi;
+    return n;
+}
+// Converts to whatever integer or enum type the native parameter has (MPI_T_cb_safety ...).
+struct int_like {
+    int v;
+    template <class T> operator T() const { static_assert(sizeof(T) == sizeof(int)); return static_cast<T>(v); }
+};
+template <cat C> inline int_like c_cin(int a) { return {cin<C>(a)}; }
+
+// In-place conversion after the call (the native MPI writes straight into the user's int).
+template <cat C> struct cout_proxy {
+    int *p;
+    template <class T> operator T *() const { static_assert(sizeof(T) == sizeof(int)); return reinterpret_cast<T *>(p); }
+    ~cout_proxy() { if (p) *p = cout<C>(*p); }
+};
+template <cat C> inline cout_proxy<C> c_cout(int *p) { return {p}; }
+template <cat C> struct couts_proxy {
+    int *p; long n;
+    operator int *() const { return p; }
+    ~couts_proxy() { if (p) for (long i = 0; i < n; ++i) p[i] = cout<C>(p[i]); }
+};
+template <cat C> inline couts_proxy<C> c_couts(int *p, long n) { return {p, n}; }
+template <cat C> struct cins_proxy {
+    stage<int> s; const int *p;
+    cins_proxy(const int *a, long n) : s(n < 0 ? 0 : n), p(a) { if (a) for (long i = 0; i < n; ++i) s.ptr[i] = cin<C>(a[i]); }
+    operator int *() { return p ? s.ptr : nullptr; }
+};
+template <cat C> inline cins_proxy<C> c_cins(const int *p, long n) { return {p, n}; }
+
+// Bit masks (file access modes, RMA assertions): bit by bit.
+template <cat C> inline int bin(int a)
+{
+    const const_table &t = consts[int(C)];
+    int r = 0, known = 0;
+    for (int i = 0; i < t.n; ++i) { known |= t.v[i].abi; if (a & t.v[i].abi) r |= t.v[i].native; }
+    return r | (a & ~known);
+}
+template <cat C> inline int bout(int n)
+{
+    const const_table &t = consts[int(C)];
+    int r = 0;
+    for (int i = 0; i < t.n; ++i) if (n & t.v[i].native) r |= t.v[i].abi;
+    return r;
+}
+template <cat C> inline int c_bin(int a) { return bin<C>(a); }
+template <cat C> struct bout_proxy {
+    int *p;
+    operator int *() const { return p; }
+    ~bout_proxy() { if (p) *p = bout<C>(*p); }
+};
+template <cat C> inline bout_proxy<C> c_bout(int *p) { return {p}; }
+
+// A negative value that is no native sentinel: bad input stays bad input natively.
+constexpr int invalid_negative = -0x7fff0000;
+
+inline int rank_in(int r)
+{
+    if (r >= 0 || r == MPI_UNDEFINED) return r;
+    if (r == ABI_ANY_SOURCE) return MPI_ANY_SOURCE;
+    if (r == ABI_PROC_NULL) return MPI_PROC_NULL;
+    if (r == ABI_ROOT) return MPI_ROOT;
+    return invalid_negative;
+}
+inline int rank_out(int r)
+{
+    if (r >= 0 || r == MPI_UNDEFINED) return r;
+    if (r == MPI_ANY_SOURCE) return ABI_ANY_SOURCE;
+    if (r == MPI_PROC_NULL) return ABI_PROC_NULL;
+    if (r == MPI_ROOT) return ABI_ROOT;
+    return r;
+}
+inline int tag_in(int t) { return t >= 0 ? t : t == ABI_ANY_TAG ? MPI_ANY_TAG : invalid_negative; }
+inline int tag_out(int t) { return t >= 0 ? t : t == MPI_ANY_TAG ? ABI_ANY_TAG : t; }
+inline int c_rank_in(int r) { return rank_in(r); }
+inline int c_tag_in(int t) { return tag_in(t); }
+struct rank_out_proxy {
+    int *p; long n;
+    operator int *() const { return p; }
+    ~rank_out_proxy() { if (p) for (long i = 0; i < n; ++i) p[i] = rank_out(p[i]); }
+};
+inline rank_out_proxy c_rank_out(int *p) { return {p, 1}; }
+inline rank_out_proxy c_ranks_out(int *p, long n) { return {p, n}; }
+struct ranks_in_proxy {
+    stage<int> s; const int *p;
+    ranks_in_proxy(const int *a, long n) : s(n < 0 ? 0 : n), p(a) { if (a) for (long i = 0; i < n; ++i) s.ptr[i] = rank_in(a[i]); }
+    operator int *() { return p ? s.ptr : nullptr; }
+};
+inline ranks_in_proxy c_ranks_in(const int *p, long n) { return {p, n}; }
+
+// Attribute keys: predefined ones by table, user ones offset so they never meet the ABI's.
+constexpr int keyval_bias = 0x10000;
+inline int kv_in(int k)
+{
+    if (k == ABI_KEYVAL_INVALID) return MPI_KEYVAL_INVALID;
+    for (int i = 0; i < consts[int(cat::keyval)].n; ++i)
+        if (consts[int(cat::keyval)].v[i].abi == k) return consts[int(cat::keyval)].v[i].native;
+    return k - keyval_bias;
+}
+inline int kv_out(int n)
+{
+    if (n == MPI_KEYVAL_INVALID) return ABI_KEYVAL_INVALID;
+    return n + keyval_bias;
+}
+inline int c_kv_in(int k) { return kv_in(k); }
+struct kv_proxy {
+    int *p; int n;
+    operator int *() { return p ? &n : nullptr; }
+    ~kv_proxy() { if (p) *p = kv_out(n); }
+};
+inline kv_proxy c_kv_out(int *p) { return {p, MPI_KEYVAL_INVALID}; }
+inline kv_proxy c_kv_io(int *p) { return {p, p ? kv_in(*p) : MPI_KEYVAL_INVALID}; }
+
+// ---------------------------------------------------------------- error codes and classes
+// Predefined classes by table; every other code (MPICH's detailed codes, user codes) passes
+// unchanged, so MPI_Error_string still finds the native message.
+extern int native_class_to_abi[256];
+extern int abi_class_to_native[1024 + 32];
+int err_out_created(int n);
+inline int err_out(int n)
+{
+    if (n == MPI_SUCCESS) return 0;
+    if (n > 0 && n < 256 && native_class_to_abi[n] >= 0) return native_class_to_abi[n];
+    return err_out_created(n); // a class anympi created, else a code: unchanged
+}
+inline int err_in(int a)
+{
+    if (a == 0) return MPI_SUCCESS;
+    if (a > 0 && a < 63) return abi_class_to_native[a];
+    if (a > 1000 && a < 1019) return abi_class_to_native[a - 1000 + 63];
+    if (err_bias_above != 0x7fffffff && a > err_bias && a - err_bias > err_bias_above) return a - err_bias;
+    return a;
+}
+inline int c_errc_in(int a) { return err_in(a); }
+struct errc_proxy {
+    int *p;
+    operator int *() const { return p; }
+    ~errc_proxy() { if (p) *p = err_out(*p); }
+};
+inline errc_proxy c_errc_out(int *p) { return {p}; }
+
+inline int c_ret(int rc) { return err_out(rc); }
+inline double c_ret(double d) { return d; }
+inline long c_ret(long a) { return a; }
+inline long long c_ret(long long a) { return a; }
+
+// ---------------------------------------------------------------- statuses
+void status_out(const MPI_Status &n, abi_Status *a);
+void status_in(const abi_Status *a, MPI_Status &n);
+struct st_proxy {
+    abi_Status *p;
+    MPI_Status n;
+    bool back;
+    operator MPI_Status *() { return p ? &n : MPI_STATUS_IGNORE; }
+    ~st_proxy() { if (p && back) status_out(n, p); }
+};
+inline st_proxy c_st_out(abi_Status *p) { st_proxy s{p, {}, true}; return s; }
+inline st_proxy c_st_io(abi_Status *p) { st_proxy s{p, {}, true}; if (p) status_in(p, s.n); return s; }
+inline st_proxy c_st_in(const abi_Status *p)
+{
+    st_proxy s{const_cast<abi_Status *>(p), {}, false};
+    if (p) status_in(p, s.n);
+    return s;
+}
+struct sts_proxy {
+    abi_Status *p; long n;
+    stage<MPI_Status> s;
+    sts_proxy(abi_Status *a, long n_) : p(a), n(n_ < 0 ? 0 : n_), s(a ? n : 0) {}
+    operator MPI_Status *() { return p ? s.ptr : MPI_STATUSES_IGNORE; }
+    ~sts_proxy() { if (p) for (long i = 0; i < n; ++i) status_out(s.ptr[i], p + i); }
+};
+inline sts_proxy c_sts_out(abi_Status *p, long n) { return {p, n}; }
+
+// ---------------------------------------------------------------- buffers and pointers
+inline void *c_buf(const void *p)
+{
+    if (p == reinterpret_cast<const void *>(ABI_IN_PLACE)) return MPI_IN_PLACE;
+    return const_cast<void *>(p); // MPI_BOTTOM is 0 everywhere
+}
+inline int *c_weights(const int *p)
+{
+    if (p == reinterpret_cast<const int *>(ABI_UNWEIGHTED)) return MPI_UNWEIGHTED;
+    if (p == reinterpret_cast<const int *>(ABI_WEIGHTS_EMPTY)) return MPI_WEIGHTS_EMPTY;
+    return const_cast<int *>(p);
+}
+// Plain int arrays: some native prototypes lack the const the standard has.
+template <class T> inline T *c_mut(const T *p) { return const_cast<T *>(p); }
+// MPI_Aint/MPI_Offset/MPI_Count: 64-bit on both sides; only the spelling of the type differs.
+struct i64p {
+    void *p;
+    template <class T> operator T *() const { static_assert(sizeof(T) == 8); return static_cast<T *>(p); }
+};
+template <class T> inline i64p c_i64p(T *p) { static_assert(sizeof(T) == 8); return {const_cast<void *>(static_cast<const void *>(p))}; }
+
+// File view displacements: MPI_DISPLACEMENT_CURRENT differs.
+inline MPI_Offset c_disp_in(abi_Offset d) { return d == ABI_DISPLACEMENT_CURRENT ? MPI_DISPLACEMENT_CURRENT : d; }
+struct disp_out_proxy {
+    abi_Offset *p;
+    operator MPI_Offset *() const { return reinterpret_cast<MPI_Offset *>(p); }
+    ~disp_out_proxy() { if (p && *p == MPI_DISPLACEMENT_CURRENT) *p = ABI_DISPLACEMENT_CURRENT; }
+};
+inline disp_out_proxy c_disp_out(abi_Offset *p) { return {p}; }
+
+// Large counts through an int interface: the value must fit; outputs widen after the call.
+inline bool c_fits_int(long long v) { return v >= INT_MIN && v <= INT_MAX; }
+struct widen_proxy {
+    abi_Count *p;
+    int n = 0;
+    operator int *() { return p ? &n : nullptr; }
+    ~widen_proxy() { if (p) *p = n; }
+};
+template <class T> inline widen_proxy c_widen_out(T *p) { static_assert(sizeof(T) == 8); return {reinterpret_cast<abi_Count *>(p)}; }
+
+// ---------------------------------------------------------------- errors anympi raises itself
+// One helper: the error goes through the object's native error handler with a code we
+// registered for the standard class, carrying a message that names function and argument.
+// The object whose error handler reports an error, named by its ABI kind (MPICH's native
+// handles are all ints, so the native type cannot tell a window from a communicator).
+struct errh_obj { handle_kind kind; uintptr_t native; };
+inline errh_obj errh_of(abi_Comm c) { return {k_comm, bits(to_native(c))}; }
+inline errh_obj errh_of(abi_Win w) { return {k_win, bits(to_native(w))}; }
+inline errh_obj errh_of(abi_File f) { return {k_file, bits(to_native(f))}; }
+inline errh_obj errh_of(abi_Session s) { return {k_session, bits(to_native(s))}; }
+inline errh_obj errh_self() { return {k_comm, bits(MPI_COMM_SELF)}; }
+int raise_error(errh_obj o, int abi_class, const char *msg);
+
+extern void *const dispatch_table[ANYMPI_NFUNCS];
+// The front's per-thread dispatch table (see front.h): native_scope sends the calls a native
+// plugin makes by name straight to the native MPI; abi_scope restores the converting table
+// around user code (callbacks) run from inside such a call.
+using swap_fn = void *const *(*)(void *const *);
+extern swap_fn front_swap;
+extern void *const native_table[ANYMPI_NFUNCS];
+struct native_scope {
+    void *const *prev = nullptr;
+    native_scope() { if constexpr (native_plugins_call_by_name) prev = front_swap(native_table); }
+    ~native_scope() { if constexpr (native_plugins_call_by_name) front_swap(prev); }
+};
+struct abi_scope {
+    void *const *prev = nullptr;
+    abi_scope() { if constexpr (native_plugins_call_by_name) prev = front_swap(dispatch_table); }
+    ~abi_scope() { if constexpr (native_plugins_call_by_name) front_swap(prev); }
+};
+
+void after_native_init();   // registers the error classes the native MPI lacks
+extern const char *const backend_name;
+
+}  // namespace anympi::backend
+
+namespace anympi::backend {
+template <class A> void set_null(A *p)
+{
+    if (p) *p = reinterpret_cast<A>(traits<A>::null_abi);
+}
+template <class A> A null_of()
+{
+    if constexpr (std::is_pointer_v<A>) return reinterpret_cast<A>(traits<A>::null_abi);
+    else return A{};
+}
+}  // namespace anympi::backend
+
+#define ANYMPI_FWD(name, args) \
+    ANYMPI_SIG_##name { return ::anympi::backend::c_ret(name args); }
+// The same, for a native call during which the MPI's plugins may call MPI_* by name.
+#define ANYMPI_FWD_NATIVE_SCOPE(name, args)                                                        \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        ::anympi::backend::native_scope s_;                                                        \
+        return ::anympi::backend::c_ret(name args);                                                \
+    }
+#define ANYMPI_UNSUPPORTED(name, obj, reason) \
+    ANYMPI_SIG_##name { return ::anympi::backend::raise_error(obj, ABI_ERR_UNSUPPORTED_OPERATION, #name ": " reason); }
+#define ANYMPI_NULL_OUT(p) ::anympi::backend::set_null(p);
+#define ANYMPI_UNSUPPORTED_OUT(name, obj, reason, ...)                                             \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        ANYMPI_FOR_EACH(ANYMPI_NULL_OUT, __VA_ARGS__)                                              \
+        return ::anympi::backend::raise_error(obj, ABI_ERR_UNSUPPORTED_OPERATION, #name ": " reason); \
+    }
+#define ANYMPI_FE_1(m, a) m(a)
+#define ANYMPI_FE_2(m, a, ...) m(a) ANYMPI_FE_1(m, __VA_ARGS__)
+#define ANYMPI_FE_3(m, a, ...) m(a) ANYMPI_FE_2(m, __VA_ARGS__)
+#define ANYMPI_FE_4(m, a, ...) m(a) ANYMPI_FE_3(m, __VA_ARGS__)
+#define ANYMPI_FE_PICK(_1, _2, _3, _4, n, ...) n
+#define ANYMPI_FOR_EACH(m, ...) ANYMPI_FE_PICK(__VA_ARGS__, ANYMPI_FE_4, ANYMPI_FE_3, ANYMPI_FE_2, ANYMPI_FE_1, 0)(m, __VA_ARGS__)
+#define ANYMPI_UNSUPPORTED_RET(name, obj, reason, A)                                              \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        ::anympi::backend::raise_error(obj, ABI_ERR_UNSUPPORTED_OPERATION, #name ": " reason);     \
+        return ::anympi::backend::null_of<A>();                                                    \
+    }
+// A large-count function through its int form, for an MPI without the _c one.
+#define ANYMPI_NARROW(name, base, obj, fits, args)                                                \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        if (!(fits))                                                                               \
+            return ::anympi::backend::raise_error(obj, ABI_ERR_COUNT,                              \
+                                                  #name ": a count exceeds what " #base " of the MPI underneath takes (int)"); \
+        return ::anympi::backend::c_ret(base args);                                                \
+    }
+#define ANYMPI_MANUAL(name, how, reason) ANYMPI_SIG_##name

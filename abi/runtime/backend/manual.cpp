@@ -1,0 +1,619 @@
+// The hand-written functions: every one the generator cannot express, each with its reason.
+// The generator reads the ANYMPI_MANUAL(name, forwarded|emulated, "reason") markers (one per
+// line, at the start of the line) to skip these functions and to write docs/coverage.md.
+// A "forwarded" one whose native function may be missing is wrapped in #if ANYMPI_HAVE_<name>.
+#include "backend.hpp"
+#include "callbacks.hpp"
+
+#include <cstdio>
+
+namespace anympi::backend {
+namespace {
+
+// Arrays whose length is the communicator's size (remote size for an intercommunicator).
+int comm_peers(MPI_Comm c)
+{
+    int inter = 0, n = 0;
+    MPI_Comm_test_inter(c, &inter);
+    if (inter) MPI_Comm_remote_size(c, &n);
+    else MPI_Comm_size(c, &n);
+    return n;
+}
+
+// The values of predefined attributes that are constants: point at the ABI's value instead.
+const int abi_rank_consts[] = {ABI_ANY_SOURCE, ABI_PROC_NULL, ABI_ROOT};
+const int abi_flavors[] = {ABI_WIN_FLAVOR_CREATE, ABI_WIN_FLAVOR_ALLOCATE, ABI_WIN_FLAVOR_DYNAMIC, ABI_WIN_FLAVOR_SHARED};
+const int abi_models[] = {ABI_WIN_SEPARATE, ABI_WIN_UNIFIED};
+
+// Neighbourhood sizes of a process topology (for the datatype arrays of *_alltoallw).
+int neighbor_counts(MPI_Comm c, int *in, int *out)
+{
+    int topo = MPI_UNDEFINED, rc = MPI_Topo_test(c, &topo);
+    if (rc != MPI_SUCCESS) return rc;
+    if (topo == MPI_CART) {
+        int nd = 0;
+        rc = MPI_Cartdim_get(c, &nd);
+        *in = *out = 2 * nd;
+    } else if (topo == MPI_GRAPH) {
+        int r = 0;
+        MPI_Comm_rank(c, &r);
+        rc = MPI_Graph_neighbors_count(c, r, in);
+        *out = *in;
+    } else if (topo == MPI_DIST_GRAPH) {
+        int w = 0;
+        rc = MPI_Dist_graph_neighbors_count(c, in, out, &w);
+    } else {
+        *in = *out = 0; // the native call reports MPI_ERR_TOPOLOGY
+    }
+    return rc;
+}
+
+thread_local int lastusedcode_value;
+
+void *attr_value_out(int abi_keyval, void *v)
+{
+    if (!v) return v;
+    int x = *static_cast<int *>(v);
+    if (abi_keyval == ABI_LASTUSEDCODE) { // an error code: in the ABI's numbering
+        lastusedcode_value = err_out(x);
+        return &lastusedcode_value;
+    }
+    if (abi_keyval == ABI_HOST || abi_keyval == ABI_IO) {
+        int a = rank_out(x);
+        for (const int &c : abi_rank_consts) if (c == a) return const_cast<int *>(&c);
+        return v;
+    }
+    if (abi_keyval == ABI_WIN_CREATE_FLAVOR) {
+        int a = cout<cat::flavor>(x);
+        for (const int &c : abi_flavors) if (c == a) return const_cast<int *>(&c);
+    }
+    if (abi_keyval == ABI_WIN_MODEL) {
+        int a = cout<cat::model>(x);
+        for (const int &c : abi_models) if (c == a) return const_cast<int *>(&c);
+    }
+    return v;
+}
+
+template <class Get, class N> int get_attr(Get get, N obj, int keyval, void *attribute_val, int *flag)
+{
+    void *v = nullptr;
+    int f = 0;
+    int rc = get(obj, kv_in(keyval), attribute_val ? static_cast<void *>(&v) : nullptr, flag ? &f : nullptr);
+    if (flag) *flag = f;
+    if (rc == MPI_SUCCESS && f && attribute_val) *static_cast<void **>(attribute_val) = attr_value_out(keyval, v);
+    return err_out(rc);
+}
+
+// The integer arguments of MPI_Type_get_contents that are constants, by combiner.  The
+// order is always the last integer; a darray's distributions follow its gsizes when those
+// are integers (4*ndims+4 of them) and come right after ndims when they are large counts.
+void contents_ints_out(int combiner, int *ints, int ni, int max)
+{
+    if (ni > max || ni < 1) return;
+    if (combiner == MPI_COMBINER_SUBARRAY) {
+        ints[ni - 1] = cout<cat::order>(ints[ni - 1]);
+    } else if (combiner == MPI_COMBINER_DARRAY && ni >= 4) {
+        int nd = ints[2];
+        int at = ni == 4 * nd + 4 ? 3 + nd : 3;
+        for (int i = 0; i < nd && at + nd + i < ni; ++i) {
+            ints[at + i] = cout<cat::distribute>(ints[at + i]);
+            ints[at + nd + i] = cout<cat::darg>(ints[at + nd + i]);
+        }
+        ints[ni - 1] = cout<cat::order>(ints[ni - 1]);
+    }
+}
+
+template <class A, class C2F> int toint(A h, C2F c2f)
+{
+    uintptr_t v = reinterpret_cast<uintptr_t>(h);
+    if (v < 0x400) return int(v); // predefined: the ABI value itself
+    return c2f(to_native(h)) + toint_bias;
+}
+template <class A, class F2C> A fromint(int i, F2C f2c)
+{
+    if (i >= 0 && i < 0x400) return reinterpret_cast<A>(uintptr_t(i));
+    return to_abi<A>(f2c(i - toint_bias));
+}
+
+}  // namespace
+}  // namespace anympi::backend
+
+using namespace anympi::backend;
+
+// ---------------------------------------------------------------- init and version
+ANYMPI_MANUAL(MPI_Init, forwarded, "registers the error classes the MPI underneath lacks after init")
+{
+    native_scope s_; // Open MPI opens its components here
+    int rc = MPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) after_native_init();
+    return err_out(rc);
+}
+
+ANYMPI_MANUAL(MPI_Init_thread, forwarded, "registers the error classes the MPI underneath lacks after init")
+{
+    int p = MPI_THREAD_SINGLE;
+    native_scope s_;
+    int rc = MPI_Init_thread(argc, argv, cin<cat::thread>(required), provided ? &p : nullptr);
+    if (provided) *provided = cout<cat::thread>(p);
+    if (rc == MPI_SUCCESS) after_native_init();
+    return err_out(rc);
+}
+
+ANYMPI_MANUAL(MPI_Get_library_version, emulated, "reports anympi and the MPI underneath")
+{
+    if (!version || !resultlen) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Get_library_version: version or resultlen is NULL");
+    char native[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    int rc = MPI_Get_library_version(native, &len);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    while (len > 0 && (native[len - 1] == '\n' || native[len - 1] == ' ')) native[--len] = 0;
+    int n = std::snprintf(version, ABI_MAX_LIBRARY_VERSION_STRING, "anympi 0.1.0 (MPI %d.%d, ABI %d.%d) over %s: %s",
+                          ABI_VERSION, ABI_SUBVERSION, ABI_ABI_VERSION, ABI_ABI_SUBVERSION, backend_name, native);
+    *resultlen = n < ABI_MAX_LIBRARY_VERSION_STRING ? n : ABI_MAX_LIBRARY_VERSION_STRING - 1;
+    return 0;
+}
+
+ANYMPI_MANUAL(MPI_Abi_get_info, emulated, "sizes of MPI_Aint, MPI_Count, MPI_Offset in a new info")
+{
+    if (!info) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Abi_get_info: info is NULL");
+    MPI_Info i;
+    int rc = MPI_Info_create(&i);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    MPI_Info_set(i, "mpi_aint_size", "8");
+    MPI_Info_set(i, "mpi_count_size", "8");
+    MPI_Info_set(i, "mpi_offset_size", "8");
+    *info = to_abi<abi_Info>(i);
+    return 0;
+}
+
+// ---------------------------------------------------------------- completion with outcount
+ANYMPI_MANUAL(MPI_Waitsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call")
+{
+    int out = 0;
+    harr_proxy<abi_Request> req(array_of_requests, incount, true, true);
+    sts_proxy st(array_of_statuses, incount);
+    int rc = MPI_Waitsome(incount, req, &out, array_of_indices, st);
+    if (outcount) *outcount = out;
+    st.n = out == MPI_UNDEFINED || out < 0 ? 0 : out;
+    return err_out(rc);
+}
+
+ANYMPI_MANUAL(MPI_Testsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call")
+{
+    int out = 0;
+    harr_proxy<abi_Request> req(array_of_requests, incount, true, true);
+    sts_proxy st(array_of_statuses, incount);
+    int rc = MPI_Testsome(incount, req, &out, array_of_indices, st);
+    if (outcount) *outcount = out;
+    st.n = out == MPI_UNDEFINED || out < 0 ? 0 : out;
+    return err_out(rc);
+}
+
+// ---------------------------------------------------------------- arrays sized by the group
+ANYMPI_MANUAL(MPI_Alltoallw, forwarded, "the datatype arrays have one entry per peer (communicator size)")
+{
+    MPI_Comm c = to_native(comm);
+    long n = comm_peers(c);
+    return err_out(MPI_Alltoallw(c_buf(sendbuf), sendcounts, sdispls, c_harr_in(sendtypes, sendbuf == reinterpret_cast<const void *>(ABI_IN_PLACE) ? 0 : n),
+                                 recvbuf, recvcounts, rdispls, c_harr_in(recvtypes, n), c));
+}
+
+#if ANYMPI_HAVE_MPI_Alltoallw_c
+ANYMPI_MANUAL(MPI_Alltoallw_c, forwarded, "the datatype arrays have one entry per peer (communicator size)")
+{
+    MPI_Comm c = to_native(comm);
+    long n = comm_peers(c);
+    return err_out(MPI_Alltoallw_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls),
+                                   c_harr_in(sendtypes, sendbuf == reinterpret_cast<const void *>(ABI_IN_PLACE) ? 0 : n),
+                                   recvbuf, c_i64p(recvcounts), c_i64p(rdispls), c_harr_in(recvtypes, n), c));
+}
+#endif
+
+ANYMPI_MANUAL(MPI_Neighbor_alltoallw, forwarded, "the datatype arrays have one entry per neighbour (from the topology)")
+{
+    MPI_Comm c = to_native(comm);
+    int in = 0, out = 0;
+    int rc = neighbor_counts(c, &in, &out);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    return err_out(MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, c_harr_in(sendtypes, out), recvbuf, recvcounts,
+                                          rdispls, c_harr_in(recvtypes, in), c));
+}
+
+#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_c
+ANYMPI_MANUAL(MPI_Neighbor_alltoallw_c, forwarded, "the datatype arrays have one entry per neighbour (from the topology)")
+{
+    MPI_Comm c = to_native(comm);
+    int in = 0, out = 0;
+    int rc = neighbor_counts(c, &in, &out);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    return err_out(MPI_Neighbor_alltoallw_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), c_harr_in(sendtypes, out),
+                                            recvbuf, c_i64p(recvcounts), c_i64p(rdispls), c_harr_in(recvtypes, in), c));
+}
+#endif
+
+// Nonblocking and persistent forms: the staged datatype arrays are freed when the call
+// returns.  That is sound for the two MPIs anympi drives: MPICH 4.0 and Open MPI 4.1 build
+// the operation's schedule (copying each datatype) inside the call and never read the
+// caller's arrays afterwards.  A backend for an MPI that reads them later must keep the
+// staging alive until completion instead.
+ANYMPI_MANUAL(MPI_Ialltoallw, forwarded, "the datatype arrays have one entry per peer; staged (see manual.cpp)")
+{
+    MPI_Comm c = to_native(comm);
+    long n = comm_peers(c);
+    return err_out(MPI_Ialltoallw(c_buf(sendbuf), sendcounts, sdispls,
+                                  c_harr_in(sendtypes, sendbuf == reinterpret_cast<const void *>(ABI_IN_PLACE) ? 0 : n),
+                                  recvbuf, recvcounts, rdispls, c_harr_in(recvtypes, n), c, c_hout(request)));
+}
+#if ANYMPI_HAVE_MPI_Alltoallw_init
+ANYMPI_MANUAL(MPI_Alltoallw_init, forwarded, "the datatype arrays have one entry per peer; staged (see manual.cpp)")
+{
+    MPI_Comm c = to_native(comm);
+    long n = comm_peers(c);
+    return err_out(MPI_Alltoallw_init(c_buf(sendbuf), sendcounts, sdispls,
+                                      c_harr_in(sendtypes, sendbuf == reinterpret_cast<const void *>(ABI_IN_PLACE) ? 0 : n),
+                                      recvbuf, recvcounts, rdispls, c_harr_in(recvtypes, n), c, to_native(info),
+                                      c_hout(request)));
+}
+#endif
+ANYMPI_MANUAL(MPI_Ineighbor_alltoallw, forwarded, "the datatype arrays have one entry per neighbour; staged (see manual.cpp)")
+{
+    MPI_Comm c = to_native(comm);
+    int in = 0, out = 0;
+    int rc = neighbor_counts(c, &in, &out);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    return err_out(MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, c_harr_in(sendtypes, out), recvbuf, recvcounts,
+                                           rdispls, c_harr_in(recvtypes, in), c, c_hout(request)));
+}
+#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
+ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, forwarded, "the datatype arrays have one entry per neighbour; staged (see manual.cpp)")
+{
+    MPI_Comm c = to_native(comm);
+    int in = 0, out = 0;
+    int rc = neighbor_counts(c, &in, &out);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    return err_out(MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, c_harr_in(sendtypes, out), recvbuf,
+                                               recvcounts, rdispls, c_harr_in(recvtypes, in), c, to_native(info),
+                                               c_hout(request)));
+}
+#endif
+
+ANYMPI_MANUAL(MPI_Group_range_incl, forwarded, "ranges[][3] holds plain ranks: passed as they are")
+{
+    return err_out(MPI_Group_range_incl(to_native(group), n, ranges, c_hout(newgroup)));
+}
+ANYMPI_MANUAL(MPI_Group_range_excl, forwarded, "ranges[][3] holds plain ranks: passed as they are")
+{
+    return err_out(MPI_Group_range_excl(to_native(group), n, ranges, c_hout(newgroup)));
+}
+
+ANYMPI_MANUAL(MPI_Dist_graph_create, forwarded, "destinations/weights have sum(degrees) entries; weights may be MPI_UNWEIGHTED")
+{
+    return err_out(MPI_Dist_graph_create(to_native(comm_old), n, sources, degrees, destinations, c_weights(weights),
+                                         to_native(info), reorder, c_hout(comm_dist_graph)));
+}
+
+// ---------------------------------------------------------------- outputs written at completion
+ANYMPI_MANUAL(MPI_Comm_idup, forwarded, "newcomm may be written when the request completes, not during the call")
+{
+    return err_out(MPI_Comm_idup(to_native(comm), c_hout_late(newcomm), c_hout(request)));
+}
+#if ANYMPI_HAVE_MPI_Comm_idup_with_info
+ANYMPI_MANUAL(MPI_Comm_idup_with_info, forwarded, "newcomm may be written when the request completes, not during the call")
+{
+    return err_out(MPI_Comm_idup_with_info(to_native(comm), to_native(info), c_hout_late(newcomm), c_hout(request)));
+}
+#endif
+
+// ---------------------------------------------------------------- attributes
+ANYMPI_MANUAL(MPI_Comm_get_attr, forwarded, "predefined attribute values (MPI_HOST, MPI_IO ranks) are converted")
+{
+    return get_attr(MPI_Comm_get_attr, to_native(comm), comm_keyval, attribute_val, flag);
+}
+ANYMPI_MANUAL(MPI_Attr_get, forwarded, "predefined attribute values (MPI_HOST, MPI_IO ranks) are converted")
+{
+    return get_attr(MPI_Comm_get_attr, to_native(comm), keyval, attribute_val, flag);
+}
+ANYMPI_MANUAL(MPI_Win_get_attr, forwarded, "MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL values are converted")
+{
+    return get_attr(MPI_Win_get_attr, to_native(win), win_keyval, attribute_val, flag);
+}
+ANYMPI_MANUAL(MPI_Type_get_attr, forwarded, "attribute value out parameter is a void** in disguise")
+{
+    return get_attr(MPI_Type_get_attr, to_native(datatype), type_keyval, attribute_val, flag);
+}
+
+ANYMPI_MANUAL(MPI_Comm_create_keyval, forwarded, "attribute callbacks receive ABI handles through a record in extra_state")
+{
+    if (!comm_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Comm_create_keyval: comm_keyval is NULL");
+    return err_out(comm_keyval_create(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state));
+}
+ANYMPI_MANUAL(MPI_Keyval_create, forwarded, "deprecated MPI-1 form of MPI_Comm_create_keyval: same callbacks")
+{
+    if (!keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Keyval_create: keyval is NULL");
+    return err_out(comm_keyval_create(copy_fn, delete_fn, keyval, extra_state));
+}
+ANYMPI_MANUAL(MPI_Type_create_keyval, forwarded, "attribute callbacks receive ABI handles through a record in extra_state")
+{
+    if (!type_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_create_keyval: type_keyval is NULL");
+    return err_out(type_keyval_create(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state));
+}
+ANYMPI_MANUAL(MPI_Win_create_keyval, forwarded, "attribute callbacks receive ABI handles through a record in extra_state")
+{
+    if (!win_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Win_create_keyval: win_keyval is NULL");
+    return err_out(win_keyval_create(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state));
+}
+
+// ---------------------------------------------------------------- datatypes
+ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "integer arguments of subarray/darray types hold constants (order, distribution)")
+{
+    MPI_Datatype t = to_native(datatype);
+    int ni, na, nd, comb;
+    int rc = MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    rc = MPI_Type_get_contents(t, max_integers, max_addresses, max_datatypes, array_of_integers,
+                               c_i64p(array_of_addresses), c_harr_out(array_of_datatypes, max_datatypes));
+    if (rc == MPI_SUCCESS && array_of_integers) contents_ints_out(comb, array_of_integers, ni, max_integers);
+    return err_out(rc);
+}
+
+#if ANYMPI_HAVE_MPI_Type_get_contents_c
+ANYMPI_MANUAL(MPI_Type_get_contents_c, forwarded, "integer arguments of subarray/darray types hold constants (order, distribution)")
+{
+    MPI_Datatype t = to_native(datatype);
+    MPI_Count ni, na, nc, nd;
+    int comb;
+    int rc = MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    rc = MPI_Type_get_contents_c(t, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers,
+                                 c_i64p(array_of_addresses), c_i64p(array_of_large_counts),
+                                 c_harr_out(array_of_datatypes, max_datatypes));
+    if (rc == MPI_SUCCESS && array_of_integers)
+        contents_ints_out(comb, array_of_integers, int(ni), max_integers > INT_MAX ? INT_MAX : int(max_integers));
+    return err_out(rc);
+}
+#endif
+
+ANYMPI_MANUAL(MPI_Buffer_attach, forwarded, "MPI_BUFFER_AUTOMATIC (MPI-5.0) is refused: the MPI underneath would take it for an address")
+{
+    if (buffer == reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC))
+        return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION,
+                           "MPI_Buffer_attach: MPI_BUFFER_AUTOMATIC is not supported by the MPI underneath");
+    return err_out(MPI_Buffer_attach(buffer, size));
+}
+
+ANYMPI_MANUAL(MPI_Buffer_attach_c, fallback, "MPI_BUFFER_AUTOMATIC is refused; through MPI_Buffer_attach (int size) where the _c form is missing")
+{
+    if (buffer == reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC))
+        return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION,
+                           "MPI_Buffer_attach_c: MPI_BUFFER_AUTOMATIC is not supported by the MPI underneath");
+#if ANYMPI_HAVE_MPI_Buffer_attach_c
+    return err_out(MPI_Buffer_attach_c(buffer, size));
+#else
+    if (!c_fits_int(size))
+        return raise_error(errh_self(), ABI_ERR_COUNT, "MPI_Buffer_attach_c: size exceeds what MPI_Buffer_attach of the MPI underneath takes (int)");
+    return err_out(MPI_Buffer_attach(buffer, int(size)));
+#endif
+}
+
+// ---------------------------------------------------------------- callbacks: ops, error handlers
+ANYMPI_MANUAL(MPI_Op_create, forwarded, "the user function receives ABI datatypes through a pool of trampolines")
+{
+    if (!op) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Op_create: op is NULL");
+    MPI_Op n = MPI_OP_NULL;
+    int rc = op_create(user_fn, commute, &n);
+    if (rc < 0)
+        return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION,
+                           "MPI_Op_create: more than 128 user operations exist at once (free some with MPI_Op_free)");
+    *op = to_abi<abi_Op>(n);
+    return err_out(rc);
+}
+
+#if ANYMPI_HAVE_MPI_Op_create_c
+ANYMPI_MANUAL(MPI_Op_create_c, forwarded, "the user function receives ABI datatypes through a pool of trampolines")
+{
+    if (!op) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Op_create_c: op is NULL");
+    MPI_Op n = MPI_OP_NULL;
+    int rc = op_create_c(user_fn, commute, &n);
+    if (rc < 0)
+        return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION,
+                           "MPI_Op_create_c: more than 128 user operations exist at once (free some with MPI_Op_free)");
+    *op = to_abi<abi_Op>(n);
+    return err_out(rc);
+}
+#endif
+
+ANYMPI_MANUAL(MPI_Op_free, forwarded, "releases the op's trampoline slot")
+{
+    if (!op) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Op_free: op is NULL");
+    MPI_Op n = to_native(*op);
+    int rc = MPI_Op_free(&n);
+    if (rc == MPI_SUCCESS) { op_release(to_native(*op)); *op = to_abi<abi_Op>(n); }
+    return err_out(rc);
+}
+
+ANYMPI_MANUAL(MPI_Comm_create_errhandler, forwarded, "the user handler receives ABI handles and codes via a trampoline")
+{
+    if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Comm_create_errhandler: errhandler is NULL");
+    MPI_Errhandler n = MPI_ERRHANDLER_NULL;
+    int rc = comm_errhandler_create(comm_errhandler_fn, &n);
+    *errhandler = to_abi<abi_Errhandler>(n);
+    return err_out(rc);
+}
+ANYMPI_MANUAL(MPI_Win_create_errhandler, forwarded, "the user handler receives ABI handles and codes via a trampoline")
+{
+    if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Win_create_errhandler: errhandler is NULL");
+    MPI_Errhandler n = MPI_ERRHANDLER_NULL;
+    int rc = win_errhandler_create(win_errhandler_fn, &n);
+    *errhandler = to_abi<abi_Errhandler>(n);
+    return err_out(rc);
+}
+ANYMPI_MANUAL(MPI_File_create_errhandler, forwarded, "the user handler receives ABI handles and codes via a trampoline")
+{
+    if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_File_create_errhandler: errhandler is NULL");
+    MPI_Errhandler n = MPI_ERRHANDLER_NULL;
+    int rc = file_errhandler_create(file_errhandler_fn, &n);
+    *errhandler = to_abi<abi_Errhandler>(n);
+    return err_out(rc);
+}
+
+ANYMPI_MANUAL(MPI_Grequest_start, forwarded, "query/free/cancel receive ABI statuses and codes through a record in extra_state")
+{
+    if (!request || !query_fn || !free_fn || !cancel_fn)
+        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Grequest_start: a callback or request is NULL");
+    MPI_Request n = MPI_REQUEST_NULL;
+    int rc = grequest_start(query_fn, free_fn, cancel_fn, extra_state, &n);
+    *request = to_abi<abi_Request>(n);
+    return err_out(rc);
+}
+
+#if ANYMPI_HAVE_MPI_Session_create_errhandler
+ANYMPI_MANUAL(MPI_Session_create_errhandler, forwarded, "the user handler receives ABI handles and codes via a trampoline")
+{
+    if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Session_create_errhandler: errhandler is NULL");
+    MPI_Errhandler n = MPI_ERRHANDLER_NULL;
+    int rc = session_errhandler_create(session_errhandler_fn, &n);
+    *errhandler = to_abi<abi_Errhandler>(n);
+    return err_out(rc);
+}
+#endif
+
+// ---------------------------------------------------------------- MPI-5.0: statuses
+ANYMPI_MANUAL(MPI_Status_get_source, emulated, "reads the ABI status")
+{
+    if (!status || !source) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_get_source: status or source is NULL");
+    *source = status->MPI_SOURCE;
+    return 0;
+}
+ANYMPI_MANUAL(MPI_Status_get_tag, emulated, "reads the ABI status")
+{
+    if (!status || !tag) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_get_tag: status or tag is NULL");
+    *tag = status->MPI_TAG;
+    return 0;
+}
+ANYMPI_MANUAL(MPI_Status_get_error, emulated, "reads the ABI status")
+{
+    if (!status || !error) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_get_error: status or error is NULL");
+    *error = status->MPI_ERROR;
+    return 0;
+}
+ANYMPI_MANUAL(MPI_Status_set_source, emulated, "writes the ABI status")
+{
+    if (!status) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_set_source: status is NULL");
+    status->MPI_SOURCE = source;
+    return 0;
+}
+ANYMPI_MANUAL(MPI_Status_set_tag, emulated, "writes the ABI status")
+{
+    if (!status) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_set_tag: status is NULL");
+    status->MPI_TAG = tag;
+    return 0;
+}
+ANYMPI_MANUAL(MPI_Status_set_error, emulated, "writes the ABI status")
+{
+    if (!status) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_set_error: status is NULL");
+    status->MPI_ERROR = error;
+    return 0;
+}
+
+// ---------------------------------------------------------------- MPI-5.0: integer handles
+// Predefined handles are their ABI value; others are the native Fortran integer, moved off
+// the predefined range where the native one could collide with it.
+ANYMPI_MANUAL(MPI_Comm_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(comm, [](MPI_Comm n) { return int(MPI_Comm_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Comm_fromint, emulated, "inverse of MPI_Comm_toint")
+{ return fromint<abi_Comm>(comm, [](int i) { return MPI_Comm_f2c(i); }); }
+ANYMPI_MANUAL(MPI_Type_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(datatype, [](MPI_Datatype n) { return int(MPI_Type_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Type_fromint, emulated, "inverse of MPI_Type_toint")
+{ return fromint<abi_Datatype>(datatype, [](int i) { return MPI_Type_f2c(i); }); }
+ANYMPI_MANUAL(MPI_Group_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(group, [](MPI_Group n) { return int(MPI_Group_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Group_fromint, emulated, "inverse of MPI_Group_toint")
+{ return fromint<abi_Group>(group, [](int i) { return MPI_Group_f2c(i); }); }
+ANYMPI_MANUAL(MPI_Win_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(win, [](MPI_Win n) { return int(MPI_Win_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Win_fromint, emulated, "inverse of MPI_Win_toint")
+{ return fromint<abi_Win>(win, [](int i) { return MPI_Win_f2c(i); }); }
+ANYMPI_MANUAL(MPI_File_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(file, [](MPI_File n) { return int(MPI_File_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_File_fromint, emulated, "inverse of MPI_File_toint")
+{ return fromint<abi_File>(file, [](int i) { return MPI_File_f2c(i); }); }
+ANYMPI_MANUAL(MPI_Info_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(info, [](MPI_Info n) { return int(MPI_Info_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Info_fromint, emulated, "inverse of MPI_Info_toint")
+{ return fromint<abi_Info>(info, [](int i) { return MPI_Info_f2c(i); }); }
+ANYMPI_MANUAL(MPI_Op_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(op, [](MPI_Op n) { return int(MPI_Op_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Op_fromint, emulated, "inverse of MPI_Op_toint")
+{ return fromint<abi_Op>(op, [](int i) { return MPI_Op_f2c(i); }); }
+ANYMPI_MANUAL(MPI_Errhandler_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(errhandler, [](MPI_Errhandler n) { return int(MPI_Errhandler_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Errhandler_fromint, emulated, "inverse of MPI_Errhandler_toint")
+{ return fromint<abi_Errhandler>(errhandler, [](int i) { return MPI_Errhandler_f2c(i); }); }
+ANYMPI_MANUAL(MPI_Request_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(request, [](MPI_Request n) { return int(MPI_Request_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Request_fromint, emulated, "inverse of MPI_Request_toint")
+{ return fromint<abi_Request>(request, [](int i) { return MPI_Request_f2c(i); }); }
+ANYMPI_MANUAL(MPI_Message_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+{ return toint(message, [](MPI_Message n) { return int(MPI_Message_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Message_fromint, emulated, "inverse of MPI_Message_toint")
+{ return fromint<abi_Message>(message, [](int i) { return MPI_Message_f2c(i); }); }
+
+// ---------------------------------------------------------------- address arithmetic
+// Open MPI 4.1 has these only as macros; the standard defines them as plain address arithmetic.
+ANYMPI_MANUAL(MPI_Aint_add, emulated, "address arithmetic (a macro, not a function, in Open MPI 4.1)")
+{
+    return static_cast<abi_Aint>(reinterpret_cast<uintptr_t>(reinterpret_cast<char *>(base) + disp));
+}
+ANYMPI_MANUAL(MPI_Aint_diff, emulated, "address arithmetic (a macro, not a function, in Open MPI 4.1)")
+{
+    return static_cast<abi_Aint>(reinterpret_cast<char *>(addr1) - reinterpret_cast<char *>(addr2));
+}
+
+// ---------------------------------------------------------------- topology arrays
+ANYMPI_MANUAL(MPI_Graph_create, forwarded, "edges has index[nnodes-1] entries (plain node numbers, passed as they are)")
+{
+    return err_out(MPI_Graph_create(to_native(comm_old), nnodes, c_mut(indx), c_mut(edges), reorder, c_hout(comm_graph)));
+}
+ANYMPI_MANUAL(MPI_Graph_map, forwarded, "edges has index[nnodes-1] entries (plain node numbers, passed as they are)")
+{
+    return err_out(MPI_Graph_map(to_native(comm), nnodes, c_mut(indx), c_mut(edges), c_rank_out(newrank)));
+}
+
+// ---------------------------------------------------------------- MPI-4.0 info strings
+ANYMPI_MANUAL(MPI_Info_get_string, fallback, "MPI-4.0; emulated with MPI_Info_get_valuelen and MPI_Info_get where missing")
+{
+#if ANYMPI_HAVE_MPI_Info_get_string
+    return err_out(MPI_Info_get_string(to_native(info), key, buflen, value, flag));
+#else
+    if (!buflen || !flag || (*buflen > 0 && !value))
+        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Info_get_string: buflen, value or flag is NULL");
+    MPI_Info n = to_native(info);
+    int len = 0, f = 0;
+    int rc = MPI_Info_get_valuelen(n, key, &len, &f);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    *flag = f;
+    if (!f) return 0;
+    if (*buflen > 0) {
+        // MPI_Info_get wants valuelen without the terminator and writes at most valuelen+1
+        int room = *buflen - 1;
+        rc = MPI_Info_get(n, key, room, value, &f);
+        if (rc != MPI_SUCCESS) return err_out(rc);
+        value[room < len ? room : len] = 0;
+    }
+    *buflen = len + 1;
+    return 0;
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Info_create_env, fallback, "MPI-4.0; emulated as a copy of MPI_INFO_ENV where missing")
+{
+#if ANYMPI_HAVE_MPI_Info_create_env
+    return err_out(MPI_Info_create_env(argc, argv, c_hout(info)));
+#else
+    (void)argc;
+    (void)argv;
+    if (!info) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Info_create_env: info is NULL");
+    return err_out(MPI_Info_dup(MPI_INFO_ENV, c_hout(info)));
+#endif
+}

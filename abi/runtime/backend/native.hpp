@@ -1,0 +1,49 @@
+// What differs between the native MPIs, in the few places it cannot be read from mpi.h.
+// The code for each lives in mpich.cpp / openmpi.cpp; everything else is shared.
+#pragma once
+#include <mpi.h>
+
+#if defined(ANYMPI_BACKEND_MPICH)
+#include "have_mpich.h"
+#define ANYMPI_NATIVE_HAS_SESSIONS 1
+namespace anympi::backend { using native_session = MPI_Session; }
+#elif defined(ANYMPI_BACKEND_OPENMPI)
+#include "have_openmpi.h"
+#define ANYMPI_NATIVE_HAS_SESSIONS 0
+namespace anympi::backend { struct no_session; using native_session = no_session *; }
+#else
+#error "define ANYMPI_BACKEND_MPICH or ANYMPI_BACKEND_OPENMPI"
+#endif
+
+namespace anympi::backend {
+// The native status's non-public fields (count, cancelled) live in MPI_internal[].
+void save_hidden(const MPI_Status &n, int internal[5]);
+void load_hidden(const int internal[5], MPI_Status &n);
+// Handles the native MPI lacks but can stand in for (e.g. MPI_ERRORS_ABORT on Open MPI 4.1).
+void native_fixups(uintptr_t pre[0x400]);
+// MPI_<Kind>_toint: the native Fortran integer, moved off the ABI's predefined range.
+// Open MPI numbers the codes and classes users add right after its last predefined one (93,
+// 94, ...), where the ABI still has predefined values: those move up by err_bias.  MPICH's
+// added codes carry bit 30 and never meet the ABI's range.
+#if defined(ANYMPI_BACKEND_OPENMPI)
+constexpr int err_bias_above = MPI_ERR_LASTCODE;
+#else
+constexpr int err_bias_above = 0x7fffffff;
+#endif
+constexpr int err_bias = 0x4000; // ABI's MPI_ERR_LASTCODE + 1
+// Whether the native MPI loads plugins of its own (dlopen, no RTLD_DEEPBIND) that call
+// MPI_* by name -- Open MPI's components, ROMIO among them.  Those calls land in anympi's
+// exports; the backend then switches the calling thread to the native table around the
+// native calls that can make them (see scope.hpp).
+#if defined(ANYMPI_BACKEND_OPENMPI)
+constexpr bool native_plugins_call_by_name = true;
+#else
+constexpr bool native_plugins_call_by_name = false;
+#endif
+constexpr int toint_bias =
+#if defined(ANYMPI_BACKEND_OPENMPI)
+    0x400;
+#else
+    0;
+#endif
+}

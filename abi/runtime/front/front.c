@@ -1,0 +1,193 @@
+/* libmpi_abi.so.1's own code: find and load the backend, and the few functions that must
+ * answer before one is loaded.  Everything else is the generated dispatch in front.gen.c. */
+#define _GNU_SOURCE
+#include "front.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *const *anympi_table;
+__thread void *const *anympi_thread_table;
+
+/* Given to the backend: switch this thread's dispatch table, returning the previous one. */
+static void *const *swap_thread_table(void *const *t)
+{
+    void *const *old = anympi_thread_table;
+    anympi_thread_table = t;
+    return old;
+}
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+/* Which MPI to load: ANYMPI_BACKEND, else whatever launcher started us, else MPICH. */
+static const char *choose_backend(void)
+{
+    const char *b = getenv("ANYMPI_BACKEND");
+    if (b && *b) return b;
+    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("OMPI_COMM_WORLD_RANK") || getenv("PMIX_RANK") ||
+        getenv("OMPI_UNIVERSE_SIZE"))
+        return "openmpi";
+    /* hydra (MPICH's launcher) sets PMI_RANK/PMI_FD/PMI_SIZE; a singleton gets MPICH too */
+    return "mpich";
+}
+
+static void append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
+/* The folder this library was loaded from: the backends and the checker live beside it. */
+static void library_dir(char *dir, size_t cap)
+{
+    Dl_info info;
+    snprintf(dir, cap, ".");
+    if (dladdr((void *)&library_dir, &info) && info.dli_fname) {
+        snprintf(dir, cap, "%s", info.dli_fname);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0; else snprintf(dir, cap, ".");
+    }
+}
+
+/* ANYMPI_CHECK (abi/check, docs/check.md): wrap the backend's table in the checking module's.
+ * Runs once, while the backend is loaded; with ANYMPI_CHECK unset the table stays the
+ * backend's and no call costs an instruction more. anympi_check_wrap calls no MPI function
+ * (we are inside pthread_once here). */
+static void *const *check_hook(void *const *t)
+{
+    const char *spec = getenv("ANYMPI_CHECK");
+    if (!spec || !*spec) return t;
+    char dir[4096], path[4200] = "";
+    library_dir(dir, sizeof dir);
+    static const char *const where[] = {"%s/anympi/anympi_check.so", "%s/../lib/anympi/anympi_check.so"};
+    void *h = 0;
+    for (int i = 0; i < 2 && !h; ++i) {
+        snprintf(path, sizeof path, where[i], dir);
+        h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    }
+    void *const *(*wrap)(void *const *, const char *) =
+        h ? (void *const *(*)(void *const *, const char *))dlsym(h, "anympi_check_wrap") : 0;
+    if (!wrap) {
+        const char *e = dlerror();
+        fprintf(stderr, "anympi: ANYMPI_CHECK='%s' but the checking module %s cannot be loaded: %s\n", spec, path,
+                e ? e : "no anympi_check_wrap in it");
+        exit(1);
+    }
+    return wrap(t, spec);
+}
+
+static void load_backend(void)
+{
+    const char *choice = choose_backend();
+    char tried[4096] = "";
+    char paths[3][4096];
+    int npaths = 0;
+    if (strchr(choice, '/')) {
+        snprintf(paths[npaths++], sizeof paths[0], "%s", choice);
+    } else if (strcmp(choice, "mpich") == 0 || strcmp(choice, "openmpi") == 0) {
+        /* relative to this library: build tree (lib/anympi/) and install tree (lib/anympi/) */
+        char dir[4096];
+        library_dir(dir, sizeof dir);
+        snprintf(paths[npaths++], sizeof paths[0], "%s/anympi/anympi_backend_%s.so", dir, choice);
+        snprintf(paths[npaths++], sizeof paths[0], "%s/../lib/anympi/anympi_backend_%s.so", dir, choice);
+    } else {
+        fprintf(stderr,
+                "anympi: ANYMPI_BACKEND='%s' is not a backend; use ANYMPI_BACKEND=mpich, "
+                "ANYMPI_BACKEND=openmpi or ANYMPI_BACKEND=/path/to/anympi_backend_<mpi>.so\n",
+                choice);
+        exit(1);
+    }
+    for (int i = 0; i < npaths; ++i) {
+        /* DEEPBIND + LOCAL: the native MPI resolves its own MPI_* names, never ours */
+        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+        if (!h) {
+            const char *e = dlerror();
+            append(tried, sizeof tried, "\n  %s: %s", paths[i], e ? e : "unknown error");
+            continue;
+        }
+        typedef void *const *(*swap_fn)(void *const *);
+        void *const *(*entry)(int, swap_fn) = (void *const *(*)(int, swap_fn))dlsym(h, "anympi_backend_table");
+        void *const *t = entry ? entry(ANYMPI_TABLE_VERSION, swap_thread_table) : 0;
+        if (!t) {
+            append(tried, sizeof tried, "\n  %s: %s", paths[i],
+                   entry ? "backend built for another anympi version" : "not an anympi backend");
+            continue;
+        }
+        t = check_hook(t);
+        __atomic_store_n(&anympi_table, t, __ATOMIC_RELEASE);
+        return;
+    }
+    fprintf(stderr,
+            "anympi: cannot load the MPI backend '%s'. Tried:%s\n"
+            "anympi: set ANYMPI_BACKEND=mpich|openmpi|/path/to/anympi_backend_<mpi>.so and make sure "
+            "that MPI's library is installed.\n",
+            choice, tried);
+    exit(1);
+}
+
+void *const *anympi_load(void)
+{
+    pthread_once(&load_once, load_backend);
+    anympi_thread_table = anympi_table;
+    return anympi_table;
+}
+
+#pragma GCC visibility push(default)
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+    if (version) *version = MPI_VERSION;
+    if (subversion) *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
+{
+    if (abi_major) *abi_major = MPI_ABI_VERSION;
+    if (abi_minor) *abi_minor = MPI_ABI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level; /* a no-op unless a profiling tool interposes MPI_Pcontrol */
+    return MPI_SUCCESS;
+}
+
+int PMPI_Initialized(int *flag)
+{
+    if (!__atomic_load_n(&anympi_table, __ATOMIC_ACQUIRE)) {
+        if (flag) *flag = 0; /* no MPI loaded yet: certainly not initialized */
+        return MPI_SUCCESS;
+    }
+    void *const *t = anympi_thread_table ? anympi_thread_table : anympi_load();
+    return ((int (*)(int *))t[ANYMPI_IX_MPI_Initialized])(flag);
+}
+
+int PMPI_Finalized(int *flag)
+{
+    if (!__atomic_load_n(&anympi_table, __ATOMIC_ACQUIRE)) {
+        if (flag) *flag = 0;
+        return MPI_SUCCESS;
+    }
+    void *const *t = anympi_thread_table ? anympi_thread_table : anympi_load();
+    return ((int (*)(int *))t[ANYMPI_IX_MPI_Finalized])(flag);
+}
+
+#pragma GCC visibility pop
+
+#pragma GCC visibility push(default)
+ANYMPI_ALIAS(MPI_Get_version)
+ANYMPI_ALIAS(MPI_Abi_get_version)
+ANYMPI_ALIAS(MPI_Pcontrol)
+ANYMPI_ALIAS(MPI_Initialized)
+ANYMPI_ALIAS(MPI_Finalized)
+#pragma GCC visibility pop

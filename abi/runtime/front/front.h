@@ -1,0 +1,27 @@
+/* The front library's dispatch: every PMPI_X calls slot X of the backend's table. */
+#ifndef ANYMPI_FRONT_H
+#define ANYMPI_FRONT_H
+#include <mpi.h>
+#include "fn_index.h"
+
+/* NULL until a backend is loaded; then the backend's table, never changed again. */
+extern void *const *anympi_table __attribute__((visibility("hidden")));
+/* The table this thread dispatches through: the backend's (converting) one, or -- while the
+ * backend runs a native call whose MPI may call MPI_* by name from a plugin it loaded
+ * itself, outside RTLD_DEEPBIND's reach (Open MPI's ROMIO component) -- the backend's
+ * table of the native functions, so that such a call reaches the native MPI unchanged.
+ * NULL in a thread that has not called MPI yet. */
+extern __thread void *const *anympi_thread_table __attribute__((visibility("hidden"), tls_model("initial-exec")));
+/* Loads the backend if needed (or exits with one message naming what was tried) and
+ * returns the table for this thread. */
+void *const *anympi_load(void) __attribute__((visibility("hidden")));
+
+#define ANYMPI_DISPATCH(ret, name, types, args)                          \
+    void *const *t_ = anympi_thread_table;                               \
+    if (__builtin_expect(t_ == 0, 0)) t_ = anympi_load();                \
+    return ((ret (*) types)t_[ANYMPI_IX_##name]) args
+
+#define ANYMPI_ALIAS(name) \
+    extern __typeof__(P##name) name __attribute__((weak, alias("P" #name)));
+
+#endif

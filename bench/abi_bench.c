@@ -1,0 +1,180 @@
+/* The cost of the standard ABI: one source, built over anympi (the standard <mpi.h>, linked to
+ * libmpi_abi.so.1) and natively against each MPI's own <mpi.h>, measured side by side by
+ * bench/run.
+ *
+ *   abi_bench time [scale]       per-call times of the handle-only and PROC_NULL calls
+ *   abi_bench count [scale]      the same loops, for callgrind: only the loops are collected
+ *   abi_bench pingpong [scale]   2 ranks, 8-byte round trips
+ *
+ * Prints one line per measurement: "bench=<name> iters=<n> ns=<nanoseconds per iteration>".
+ * Under callgrind (run with --collect-atstart=no) every loop is collected alone and dumped as
+ * "<name>", so bench/run can divide its instruction count by the iteration count.
+ * Only standard MPI is used, nothing of either implementation's extensions. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <valgrind/callgrind.h>
+
+static double now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+static int check(int rc, const char *what) {
+  if (rc != MPI_SUCCESS) {
+    fprintf(stderr, "abi_bench: %s failed with %d\n", what, rc);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return rc;
+}
+
+/* The loops below are the measured code. A volatile sink keeps the compiler from dropping calls
+ * whose results look unused; the loop itself costs the same in every variant. */
+static volatile int sink;
+
+enum { REPEATS = 5 };
+static int counting; /* count mode: one pass per loop, collected by callgrind */
+
+/* Runs body(iters) REPEATS times and reports the fastest pass. When counting, the second of two
+ * passes is collected alone (the first warms up whatever the library does lazily). */
+#define MEASURE(name, iters, body)                                              \
+  do {                                                                          \
+    double best = 1e300;                                                        \
+    for (int rep = 0; rep < (counting ? 2 : REPEATS); ++rep) {                  \
+      int collect = counting && rep == 1;                                       \
+      if (collect) {                                                            \
+        CALLGRIND_ZERO_STATS;                                                   \
+        CALLGRIND_TOGGLE_COLLECT;                                               \
+      }                                                                         \
+      double t0 = now_ns();                                                     \
+      for (long i = 0; i < (iters); ++i) { body; }                              \
+      double t1 = now_ns();                                                     \
+      if (collect) {                                                            \
+        CALLGRIND_TOGGLE_COLLECT;                                               \
+        CALLGRIND_DUMP_STATS_AT(name);                                          \
+      }                                                                         \
+      if (t1 - t0 < best) best = t1 - t0;                                       \
+    }                                                                           \
+    printf("bench=%s iters=%ld ns=%.3f\n", name, (long)(iters), best / (iters)); \
+  } while (0)
+
+/* Iteration counts are base * scale; scale < 1 (the smoke test) still runs every loop. */
+static long iterations(long base, double scale) {
+  long n = (long)(base * scale);
+  return n < 10 ? 10 : n;
+}
+
+/* What the loop and one call to an external function cost by themselves: subtract it from an
+ * instruction count to get the function's own cost. Not inlined, like a call into a library. */
+__attribute__((noinline)) static int baseline_call(MPI_Comm comm, int *out) {
+  __asm__ volatile("" ::: "memory");
+  (void)comm;
+  *out = 0;
+  return 0;
+}
+
+static void handle_calls(double scale) {
+  long n = counting ? 1000 : iterations(2000000, scale);
+  int rank = -1, size = -1;
+  MPI_Comm dup;
+  MPI_Datatype user_type;
+  check(MPI_Comm_dup(MPI_COMM_WORLD, &dup), "MPI_Comm_dup");
+  check(MPI_Type_contiguous(4, MPI_INT, &user_type), "MPI_Type_contiguous");
+  check(MPI_Type_commit(&user_type), "MPI_Type_commit");
+
+  MEASURE("baseline_call", n, { baseline_call(MPI_COMM_WORLD, &rank); sink = rank; });
+  MEASURE("comm_rank_world", n, { MPI_Comm_rank(MPI_COMM_WORLD, &rank); sink = rank; });
+  MEASURE("comm_rank_dup", n, { MPI_Comm_rank(dup, &rank); sink = rank; });
+  MEASURE("comm_size_world", n, { MPI_Comm_size(MPI_COMM_WORLD, &size); sink = size; });
+  MEASURE("type_size_int", n, { MPI_Type_size(MPI_INT, &size); sink = size; });
+  MEASURE("type_size_user", n, { MPI_Type_size(user_type, &size); sink = size; });
+
+  long m = counting ? 1000 : iterations(500000, scale);
+  int sendbuf = 1, recvbuf = 0;
+  MPI_Request req[2];
+  MPI_Status st[2];
+  MEASURE("isend_irecv_waitall_proc_null", m, {
+    MPI_Isend(&sendbuf, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD, &req[0]);
+    MPI_Irecv(&recvbuf, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD, &req[1]);
+    MPI_Waitall(2, req, st);
+    sink = st[1].MPI_SOURCE;
+  });
+  MEASURE("isend_irecv_waitall_proc_null_status_ignore", m, {
+    MPI_Isend(&sendbuf, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD, &req[0]);
+    MPI_Irecv(&recvbuf, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+  });
+
+  MPI_Type_free(&user_type);
+  MPI_Comm_free(&dup);
+}
+
+static void pingpong(double scale) {
+  int rank, size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (rank == 0) fprintf(stderr, "abi_bench pingpong: needs exactly 2 ranks, got %d\n", size);
+    MPI_Abort(MPI_COMM_WORLD, 4);
+  }
+  char buf[8];
+  memset(buf, rank, sizeof buf);
+  long n = iterations(20000, scale);
+  int peer = 1 - rank;
+  double best = 1e300;
+  for (int rep = 0; rep < REPEATS + 1; ++rep) { /* the first pass is warm-up */
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    double t0 = now_ns();
+    for (long i = 0; i < n; ++i) {
+      if (rank == 0) {
+        MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+        MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      }
+    }
+    double t = now_ns() - t0;
+    if (rep > 0 && t < best) best = t;
+  }
+  if (buf[0] != 0) { /* rank 0's bytes went there and back */
+    fprintf(stderr, "abi_bench pingpong: rank %d got byte %d back\n", rank, buf[0]);
+    MPI_Abort(MPI_COMM_WORLD, 5);
+  }
+  if (rank == 0) printf("bench=pingpong_8B iters=%ld ns=%.3f\n", n, best / n);
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "time";
+  double scale = argc > 2 ? atof(argv[2]) : 1.0;
+  if (!(scale > 0)) scale = 1.0;
+  check(MPI_Init(&argc, &argv), "MPI_Init");
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    char *nl = strchr(version, '\n');
+    if (nl) *nl = '\0';
+    printf("library=%s\n", version);
+  }
+  if (strcmp(mode, "time") == 0) {
+    handle_calls(scale);
+  } else if (strcmp(mode, "count") == 0) {
+    counting = 1;
+    handle_calls(scale);
+  } else if (strcmp(mode, "pingpong") == 0) {
+    pingpong(scale);
+  } else {
+    if (rank == 0) fprintf(stderr, "abi_bench: unknown mode '%s' (time | count | pingpong)\n", mode);
+    MPI_Finalize();
+    return 2;
+  }
+  fflush(stdout);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,42 @@
+# The package files of an install: lib/cmake/anympi/ (find_package(anympi)) and
+# lib/pkgconfig/anympi.pc. The install-and-consume test
+# (tests/install) checks that every piece of an install is there and usable.
+
+include(CMakePackageConfigHelpers)
+
+set(ANYMPI_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/anympi)
+set(ANYMPI_INSTALL_BACKENDDIR ${CMAKE_INSTALL_LIBDIR}/anympi)
+
+# Everything else is installed by its own layer: include/mpi.h (abi/), libmpi_abi.so.1 and the
+# lib/anympi/ backends (abi/runtime/), the C++ and types headers (cxx/, types/). The package
+# offers a component for each header layer the build has.
+set(ANYMPI_PKG_HAS_CXX FALSE)
+set(ANYMPI_PKG_HAS_TYPES FALSE)
+if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/cxx/include)
+  set(ANYMPI_PKG_HAS_CXX TRUE)
+endif()
+if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/types/include)
+  set(ANYMPI_PKG_HAS_TYPES TRUE)
+endif()
+
+# CMake package: find_package(anympi [COMPONENTS cxx types]) -> anympi::mpi_abi, anympi::cxx,
+# anympi::types. Written by hand (not install(EXPORT)) so that it stays relocatable and
+# independent of how the runtime target spells its build-tree include directories.
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/anympiConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/cmake/anympiConfig.cmake
+  INSTALL_DESTINATION ${ANYMPI_INSTALL_CMAKEDIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR CMAKE_INSTALL_BINDIR ANYMPI_INSTALL_BACKENDDIR)
+write_basic_package_version_file(
+  ${PROJECT_BINARY_DIR}/cmake/anympiConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/anympiConfig.cmake
+              ${PROJECT_BINARY_DIR}/cmake/anympiConfigVersion.cmake
+        DESTINATION ${ANYMPI_INSTALL_CMAKEDIR})
+
+# pkg-config: relocatable through ${pcfiledir}.
+set(_pcdir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH ANYMPI_PC_TO_PREFIX ${CMAKE_INSTALL_PREFIX}/${_pcdir} ${CMAKE_INSTALL_PREFIX})
+string(REGEX REPLACE "/$" "" ANYMPI_PC_TO_PREFIX "${ANYMPI_PC_TO_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/anympi.pc.in ${PROJECT_BINARY_DIR}/cmake/anympi.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/cmake/anympi.pc DESTINATION ${_pcdir})

@@ -1,0 +1,320 @@
+// The buffer model (paper §3.1): a data buffer is anything that yields an address, a count
+// and a datatype through mpi::ptr(), mpi::count() and mpi::type(); a varying buffer
+// (data_buffer_v) yields per-process counts and displacements through mpi::counts() and
+// mpi::displs(), and for alltoallw per-process datatypes through mpi::datatypes().
+//
+// Each accessor dispatches independently, in order:
+//   1. mpi::buffer_traits<T>::ptr(t) / count / type / counts / displs / datatypes,
+//   2. a member t.mpi_ptr() / mpi_count() / mpi_type() / mpi_counts() / mpi_displs() /
+//      mpi_datatypes(),
+//   3. the standard fallback: std::ranges::data for contiguous ranges, std::ranges::size
+//      for sized ranges, the builtin type map for the range's value type; a single object
+//      of a mapped type is a buffer of one element.
+// No accessor copies, allocates or serializes.
+#pragma once
+
+#include <mpi/handle.hpp>
+#include <mpi/type_map.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <ranges>
+#include <span>
+#include <type_traits>
+
+namespace mpi {
+
+template <class T>
+struct buffer_traits {};
+
+namespace detail {
+
+template <class T>
+concept trait_ptr = requires(T& t) { buffer_traits<uncvref_t<T>>::ptr(t); };
+template <class T>
+concept trait_count = requires(T const& t) { buffer_traits<uncvref_t<T>>::count(t); };
+template <class T>
+concept trait_type = requires(T const& t) { buffer_traits<uncvref_t<T>>::type(t); };
+template <class T>
+concept trait_counts = requires(T const& t) { buffer_traits<uncvref_t<T>>::counts(t); };
+template <class T>
+concept trait_displs = requires(T const& t) { buffer_traits<uncvref_t<T>>::displs(t); };
+template <class T>
+concept trait_datatypes = requires(T const& t) { buffer_traits<uncvref_t<T>>::datatypes(t); };
+
+template <class T>
+concept member_ptr = requires(T& t) { t.mpi_ptr(); };
+template <class T>
+concept member_count = requires(T const& t) { t.mpi_count(); };
+template <class T>
+concept member_type = requires(T const& t) { t.mpi_type(); };
+template <class T>
+concept member_counts = requires(T const& t) { t.mpi_counts(); };
+template <class T>
+concept member_displs = requires(T const& t) { t.mpi_displs(); };
+template <class T>
+concept member_datatypes = requires(T const& t) { t.mpi_datatypes(); };
+
+template <class T>
+concept single_object = mapped_type<T> && !std::ranges::range<T>;
+
+struct ptr_fn {
+  template <class T>
+    requires trait_ptr<T> || member_ptr<T> || std::ranges::contiguous_range<T&> ||
+             single_object<std::remove_reference_t<T>>
+  constexpr auto operator()(T&& t) const {
+    if constexpr (trait_ptr<T>) return buffer_traits<uncvref_t<T>>::ptr(t);
+    else if constexpr (member_ptr<T>) return t.mpi_ptr();
+    else if constexpr (std::ranges::contiguous_range<T&>) return std::ranges::data(t);
+    else return std::addressof(t);
+  }
+};
+
+struct count_fn {
+  template <class T>
+    requires trait_count<T> || member_count<T> || std::ranges::sized_range<T const&> ||
+             single_object<std::remove_reference_t<T>>
+  constexpr auto operator()(T const& t) const {
+    if constexpr (trait_count<T>) return buffer_traits<uncvref_t<T>>::count(t);
+    else if constexpr (member_count<T>) return t.mpi_count();
+    else if constexpr (std::ranges::sized_range<T const&>) return std::ranges::size(t);
+    else return 1;
+  }
+};
+
+template <class T>
+concept mapped_range = std::ranges::range<T const&> && mapped_type<std::ranges::range_value_t<T const&>>;
+
+struct type_fn {
+  template <class T>
+    requires trait_type<T> || member_type<T> || mapped_range<T> ||
+             single_object<std::remove_reference_t<T>>
+  auto operator()(T const& t) const {
+    if constexpr (trait_type<T>) return buffer_traits<uncvref_t<T>>::type(t);
+    else if constexpr (member_type<T>) return t.mpi_type();
+    else if constexpr (mapped_range<T>) return datatype_of<std::ranges::range_value_t<T const&>>();
+    else return datatype_of<uncvref_t<T>>();
+  }
+};
+
+struct counts_fn {
+  template <class T>
+    requires trait_counts<T> || member_counts<T>
+  constexpr decltype(auto) operator()(T const& t) const {
+    if constexpr (trait_counts<T>) return buffer_traits<uncvref_t<T>>::counts(t);
+    else return t.mpi_counts();
+  }
+};
+
+struct displs_fn {
+  template <class T>
+    requires trait_displs<T> || member_displs<T>
+  constexpr decltype(auto) operator()(T const& t) const {
+    if constexpr (trait_displs<T>) return buffer_traits<uncvref_t<T>>::displs(t);
+    else return t.mpi_displs();
+  }
+};
+
+struct datatypes_fn {
+  template <class T>
+    requires trait_datatypes<T> || member_datatypes<T>
+  constexpr decltype(auto) operator()(T const& t) const {
+    if constexpr (trait_datatypes<T>) return buffer_traits<uncvref_t<T>>::datatypes(t);
+    else return t.mpi_datatypes();
+  }
+};
+
+}  // namespace detail
+
+inline constexpr detail::ptr_fn ptr{};
+inline constexpr detail::count_fn count{};
+inline constexpr detail::type_fn type{};
+inline constexpr detail::counts_fn counts{};
+inline constexpr detail::displs_fn displs{};
+inline constexpr detail::datatypes_fn datatypes{};
+
+namespace detail {
+template <class P>
+concept buffer_pointer = std::is_pointer_v<P> && (std::is_object_v<std::remove_pointer_t<P>> ||
+                                                  std::is_void_v<std::remove_pointer_t<P>>);
+template <class N>
+concept count_like = std::integral<uncvref_t<N>> && !std::same_as<uncvref_t<N>, bool>;
+template <class D>
+concept datatype_like = std::same_as<uncvref_t<D>, MPI_Datatype> || datatype_handle<uncvref_t<D>>;
+template <class R>
+concept datatype_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
+                         std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, MPI_Datatype>;
+}  // namespace detail
+
+// A contiguous, sized range of integers: per-process counts or displacements.
+template <class R>
+concept cnt_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
+                    detail::count_like<std::ranges::range_value_t<R>>;
+
+template <class T>
+concept data_buffer = requires(T&& t, T const& ct) {
+  { mpi::ptr(t) } -> detail::buffer_pointer;
+  { mpi::count(ct) } -> detail::count_like;
+  { mpi::type(ct) } -> detail::datatype_like;
+};
+template <class T>
+concept send_buffer = data_buffer<T> && requires(T&& t) {
+  { mpi::ptr(t) } -> std::convertible_to<void const*>;
+};
+template <class T>
+concept recv_buffer = data_buffer<T> && requires(T&& t) {
+  { mpi::ptr(t) } -> std::convertible_to<void*>;
+};
+
+template <class T>
+concept data_buffer_v = requires(T&& t, T const& ct) {
+  { mpi::ptr(t) } -> detail::buffer_pointer;
+  { mpi::type(ct) } -> detail::datatype_like;
+  { mpi::counts(ct) } -> cnt_range;
+  { mpi::displs(ct) } -> cnt_range;
+};
+template <class T>
+concept send_buffer_v = data_buffer_v<T> && requires(T&& t) {
+  { mpi::ptr(t) } -> std::convertible_to<void const*>;
+};
+template <class T>
+concept recv_buffer_v = data_buffer_v<T> && requires(T&& t) {
+  { mpi::ptr(t) } -> std::convertible_to<void*>;
+};
+
+// alltoallw: per-process datatypes too (displacements in bytes).
+template <class T>
+concept data_buffer_w = requires(T&& t, T const& ct) {
+  { mpi::ptr(t) } -> detail::buffer_pointer;
+  { mpi::counts(ct) } -> cnt_range;
+  { mpi::displs(ct) } -> cnt_range;
+  { mpi::datatypes(ct) } -> detail::datatype_range;
+};
+template <class T>
+concept send_buffer_w = data_buffer_w<T> && requires(T&& t) {
+  { mpi::ptr(t) } -> std::convertible_to<void const*>;
+};
+template <class T>
+concept recv_buffer_w = data_buffer_w<T> && requires(T&& t) {
+  { mpi::ptr(t) } -> std::convertible_to<void*>;
+};
+
+namespace detail {
+template <class D>
+MPI_Datatype to_datatype(D const& d) {
+  if constexpr (std::same_as<D, MPI_Datatype>) return d;
+  else return mpi::handle(d);
+}
+template <class B>
+MPI_Datatype type_of(B const& b) {
+  return to_datatype(mpi::type(b));
+}
+}  // namespace detail
+
+// A buffer given explicitly as address, count and datatype (T may be void / const void).
+template <class T>
+class mpi_span {
+public:
+  using element_type = T;
+  mpi_span(T* p, MPI_Count n, MPI_Datatype t) noexcept : p_(p), n_(n), t_(t) {}
+  template <datatype_handle D>
+    requires(!std::same_as<D, MPI_Datatype>)
+  mpi_span(T* p, MPI_Count n, D const& t) noexcept : p_(p), n_(n), t_(mpi::handle(t)) {}
+  mpi_span(T* p, MPI_Count n) noexcept
+    requires mapped_type<T>
+      : p_(p), n_(n), t_(datatype_of<T>()) {}
+  template <std::ranges::contiguous_range R>
+    requires std::ranges::sized_range<R> && mapped_type<std::ranges::range_value_t<R>> &&
+             std::convertible_to<decltype(std::ranges::data(std::declval<R&>())), T*>
+  explicit mpi_span(R&& r)
+      : p_(std::ranges::data(r)),
+        n_(static_cast<MPI_Count>(std::ranges::size(r))),
+        t_(datatype_of<std::ranges::range_value_t<R>>()) {}
+
+  T* mpi_ptr() const noexcept { return p_; }
+  MPI_Count mpi_count() const noexcept { return n_; }
+  MPI_Datatype mpi_type() const noexcept { return t_; }
+
+private:
+  T* p_;
+  MPI_Count n_;
+  MPI_Datatype t_;
+};
+
+// A varying buffer: address, per-process counts and displacements (in elements of the
+// datatype's extent), datatype. Counts/displacements are int by default (what MPI's
+// int-count procedures take without conversion); use MPI_Count/MPI_Aint for large counts.
+template <class T, class Count = int, class Displ = Count>
+class mpi_span_v {
+public:
+  mpi_span_v(T* p, std::span<Count const> counts, std::span<Displ const> displs, MPI_Datatype t) noexcept
+      : p_(p), counts_(counts), displs_(displs), t_(t) {}
+  mpi_span_v(T* p, std::span<Count const> counts, std::span<Displ const> displs) noexcept
+    requires mapped_type<T>
+      : p_(p), counts_(counts), displs_(displs), t_(datatype_of<T>()) {}
+  template <std::ranges::contiguous_range R>
+    requires mapped_type<std::ranges::range_value_t<R>> &&
+             std::convertible_to<decltype(std::ranges::data(std::declval<R&>())), T*>
+  mpi_span_v(R&& r, std::span<Count const> counts, std::span<Displ const> displs)
+      : p_(std::ranges::data(r)), counts_(counts), displs_(displs),
+        t_(datatype_of<std::ranges::range_value_t<R>>()) {}
+
+  T* mpi_ptr() const noexcept { return p_; }
+  std::span<Count const> mpi_counts() const noexcept { return counts_; }
+  std::span<Displ const> mpi_displs() const noexcept { return displs_; }
+  MPI_Datatype mpi_type() const noexcept { return t_; }
+
+private:
+  T* p_;
+  std::span<Count const> counts_;
+  std::span<Displ const> displs_;
+  MPI_Datatype t_;
+};
+
+template <std::ranges::contiguous_range R, class C, class D>
+mpi_span_v(R&&, C const&, D const&)
+    -> mpi_span_v<std::remove_reference_t<std::ranges::range_reference_t<R>>,
+                  std::ranges::range_value_t<C const&>, std::ranges::range_value_t<D const&>>;
+
+// alltoallw buffer: per-process counts, byte displacements and datatypes.
+template <class T, class Count = int, class Displ = Count>
+class mpi_span_w {
+public:
+  mpi_span_w(T* p, std::span<Count const> counts, std::span<Displ const> displs,
+             std::span<MPI_Datatype const> types) noexcept
+      : p_(p), counts_(counts), displs_(displs), types_(types) {}
+  T* mpi_ptr() const noexcept { return p_; }
+  std::span<Count const> mpi_counts() const noexcept { return counts_; }
+  std::span<Displ const> mpi_displs() const noexcept { return displs_; }
+  std::span<MPI_Datatype const> mpi_datatypes() const noexcept { return types_; }
+
+private:
+  T* p_;
+  std::span<Count const> counts_;
+  std::span<Displ const> displs_;
+  std::span<MPI_Datatype const> types_;
+};
+
+// MPI_IN_PLACE as a send buffer of the collectives that allow it.
+struct in_place_t {
+  void* mpi_ptr() const noexcept { return MPI_IN_PLACE; }
+  int mpi_count() const noexcept { return 0; }
+  MPI_Datatype mpi_type() const noexcept { return MPI_DATATYPE_NULL; }
+};
+inline constexpr in_place_t in_place{};
+
+// A buffer addressed absolutely through MPI_BOTTOM (the datatype carries the addresses).
+template <datatype_handle D>
+mpi_span<void> bottom(MPI_Count count, D const& type) {
+  return mpi_span<void>(MPI_BOTTOM, count, mpi::handle(type));
+}
+
+namespace detail {
+template <class B>
+inline constexpr bool is_in_place = std::same_as<uncvref_t<B>, in_place_t>;
+template <class S>
+concept send_buffer_v_or_in_place = send_buffer_v<S> || is_in_place<S>;
+}
+
+}  // namespace mpi

@@ -1,0 +1,317 @@
+// Communicators: mpi::comm_view (non-owning) and mpi::comm (owning), with rank/size,
+// duplication, splitting, creation from groups, comparison, intercommunicators, names,
+// typed attributes, error handlers and info hints.
+#pragma once
+
+#include <mpi/errhandler.hpp>
+#include <mpi/group.hpp>
+#include <mpi/info.hpp>
+#include <mpi/object.hpp>
+#include <mpi/rank_tag.hpp>
+#include <mpi/request.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace mpi {
+
+namespace detail {
+struct comm_kind {
+  using native_type = MPI_Comm;
+  static MPI_Comm null() noexcept { return MPI_COMM_NULL; }
+  static bool is_predefined(MPI_Comm h) noexcept { return h == MPI_COMM_WORLD || h == MPI_COMM_SELF; }
+  static int free(MPI_Comm* h) noexcept { return MPI_Comm_free(h); }
+  static constexpr char const* free_name = "MPI_Comm_free";
+};
+}  // namespace detail
+
+class comm;
+template <class T>
+class attribute_key;
+
+// Kinds of MPI_Comm_split_type.
+enum class split_kind { shared };
+
+template <class D>
+class comm_ops {
+  MPI_Comm h() const noexcept { return static_cast<D const&>(*this).native(); }
+
+public:
+  int rank() const {
+    int r = 0;
+    MPI_CXX_CALL(MPI_Comm_rank, h(), &r);
+    return r;
+  }
+  int size() const {
+    int n = 0;
+    MPI_CXX_CALL(MPI_Comm_size, h(), &n);
+    return n;
+  }
+  bool is_inter() const {
+    int f = 0;
+    MPI_CXX_CALL(MPI_Comm_test_inter, h(), &f);
+    return f != 0;
+  }
+  int remote_size() const {
+    int n = 0;
+    MPI_CXX_CALL(MPI_Comm_remote_size, h(), &n);
+    return n;
+  }
+  mpi::group group() const {
+    MPI_Group g;
+    MPI_CXX_CALL(MPI_Comm_group, h(), &g);
+    return mpi::group::from_native(g);
+  }
+  mpi::group remote_group() const {
+    MPI_Group g;
+    MPI_CXX_CALL(MPI_Comm_remote_group, h(), &g);
+    return mpi::group::from_native(g);
+  }
+  comm dup() const;
+  template <info_handle I>
+  comm dup_with_info(I const& info) const;
+  // Nonblocking duplication: `out` receives the new communicator when the request
+  // completes, so it must stay where it is until then.
+  request idup(comm& out) const;
+  template <info_handle I>
+  request idup_with_info(I const& info, comm& out) const;
+  // color MPI_UNDEFINED (mpi::undefined) gives a null communicator.
+  template <rank_like K = int>
+  comm split(int color, K const& key = 0) const;
+  template <rank_like K = int>
+  comm split_type(split_kind kind, K const& key = 0) const;
+  template <rank_like K, info_handle I>
+  comm split_type(split_kind kind, K const& key, I const& info) const;
+  template <group_handle G>
+  comm create(G const& g) const;
+  template <group_handle G, tag_like T = int>
+  comm create_group(G const& g, T const& tag = 0) const;
+  template <comm_handle C>
+  comparison compare(C const& other) const {
+    int r = 0;
+    MPI_CXX_CALL(MPI_Comm_compare, h(), mpi::handle(other), &r);
+    return detail::to_comparison(r);
+  }
+  comm merge(bool high) const;  // MPI_Intercomm_merge
+
+  std::string name() const {
+    char buf[MPI_MAX_OBJECT_NAME + 1] = {};
+    int len = 0;
+    MPI_CXX_CALL(MPI_Comm_get_name, h(), buf, &len);
+    return std::string(buf, static_cast<std::size_t>(len));
+  }
+  void set_name(std::string const& n) const { MPI_CXX_CALL(MPI_Comm_set_name, h(), n.c_str()); }
+
+  template <errhandler_handle E>
+  void set_errhandler(E const& e) const {
+    MPI_CXX_CALL(MPI_Comm_set_errhandler, h(), mpi::handle(e));
+  }
+  errhandler get_errhandler() const {
+    MPI_Errhandler e;
+    MPI_CXX_CALL(MPI_Comm_get_errhandler, h(), &e);
+    return errhandler::from_native(e);
+  }
+  template <info_handle I>
+  void set_info(I const& i) const {
+    MPI_CXX_CALL(MPI_Comm_set_info, h(), mpi::handle(i));
+  }
+  mpi::info get_info() const {
+    MPI_Info i;
+    MPI_CXX_CALL(MPI_Comm_get_info, h(), &i);
+    return mpi::info::from_native(i);
+  }
+  [[noreturn]] void abort(int code) const {
+    MPI_Abort(h(), code);
+    std::terminate();
+  }
+
+  // Typed attributes (see attribute_key).
+  template <class T>
+  void set_attr(attribute_key<T> const& key, T value) const;
+  template <class T>
+  T* get_attr(attribute_key<T> const& key) const;
+  template <class T>
+  void delete_attr(attribute_key<T> const& key) const;
+  // The predefined integer attributes (MPI_TAG_UB, MPI_UNIVERSE_SIZE, ...).
+  std::optional<int> predefined_attr(int keyval) const {
+    void* v = nullptr;
+    int flag = 0;
+    MPI_CXX_CALL(MPI_Comm_get_attr, h(), keyval, &v, &flag);
+    if (!flag) return std::nullopt;
+    return *static_cast<int*>(v);
+  }
+  int tag_ub() const { return predefined_attr(MPI_TAG_UB).value_or(32767); }
+};
+
+class comm_view : public detail::view_base<detail::comm_kind>, public comm_ops<comm_view> {
+public:
+  using view_base::view_base;
+};
+
+class comm : public detail::owner_base<detail::comm_kind, comm, comm_view>, public comm_ops<comm> {
+public:
+  comm() noexcept = default;
+};
+
+inline comm_view comm_world() noexcept { return comm_view{MPI_COMM_WORLD}; }
+inline comm_view comm_self() noexcept { return comm_view{MPI_COMM_SELF}; }
+inline comm_view comm_null() noexcept { return comm_view{}; }
+
+template <class D>
+comm comm_ops<D>::dup() const {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Comm_dup, h(), &c);
+  return comm::from_native(c);
+}
+template <class D>
+template <info_handle I>
+comm comm_ops<D>::dup_with_info(I const& info) const {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Comm_dup_with_info, h(), mpi::handle(info), &c);
+  return comm::from_native(c);
+}
+template <class D>
+request comm_ops<D>::idup(comm& out) const {
+  out = comm{};
+  request r;
+  MPI_CXX_CALL(MPI_Comm_idup, h(), out.mpi_handle_ptr(), r.mpi_handle_ptr());
+  return r;
+}
+template <class D>
+template <info_handle I>
+request comm_ops<D>::idup_with_info(I const& info, comm& out) const {
+#if MPI_CXX_HAS_COMM_IDUP_WITH_INFO
+  out = comm{};
+  request r;
+  MPI_CXX_CALL(MPI_Comm_idup_with_info, h(), mpi::handle(info), out.mpi_handle_ptr(), r.mpi_handle_ptr());
+  return r;
+#else
+  (void)info;
+  (void)out;
+  detail::unsupported("MPI_Comm_idup_with_info");
+#endif
+}
+template <class D>
+template <rank_like K>
+comm comm_ops<D>::split(int color, K const& key) const {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Comm_split, h(), color, mpi::to_rank(key), &c);
+  return comm::from_native(c);
+}
+template <class D>
+template <rank_like K>
+comm comm_ops<D>::split_type(split_kind, K const& key) const {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Comm_split_type, h(), MPI_COMM_TYPE_SHARED, mpi::to_rank(key), MPI_INFO_NULL, &c);
+  return comm::from_native(c);
+}
+template <class D>
+template <rank_like K, info_handle I>
+comm comm_ops<D>::split_type(split_kind, K const& key, I const& info) const {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Comm_split_type, h(), MPI_COMM_TYPE_SHARED, mpi::to_rank(key), mpi::handle(info), &c);
+  return comm::from_native(c);
+}
+template <class D>
+template <group_handle G>
+comm comm_ops<D>::create(G const& g) const {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Comm_create, h(), mpi::handle(g), &c);
+  return comm::from_native(c);
+}
+template <class D>
+template <group_handle G, tag_like T>
+comm comm_ops<D>::create_group(G const& g, T const& tag) const {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Comm_create_group, h(), mpi::handle(g), mpi::to_tag(tag), &c);
+  return comm::from_native(c);
+}
+template <class D>
+comm comm_ops<D>::merge(bool high) const {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Intercomm_merge, h(), high ? 1 : 0, &c);
+  return comm::from_native(c);
+}
+
+// MPI_Intercomm_create: local_comm's leader talks to the remote leader over peer_comm.
+template <comm_handle L, rank_like R1, comm_handle P, rank_like R2, tag_like T>
+comm intercomm_create(L const& local_comm, R1 const& local_leader, P const& peer_comm,
+                      R2 const& remote_leader, T const& tag) {
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Intercomm_create, mpi::handle(local_comm), mpi::to_rank(local_leader),
+               mpi::handle(peer_comm), mpi::to_rank(remote_leader), mpi::to_tag(tag), &c);
+  return comm::from_native(c);
+}
+
+// MPI-4.0: a communicator from a group without a parent communicator (sessions model).
+template <group_handle G, info_handle I = info_view, errhandler_handle E = errors_are_fatal_t>
+comm comm_create_from_group(G const& g, std::string const& stringtag, I const& info = I{},
+                            E const& eh = E{}) {
+#if MPI_VERSION >= 4
+  MPI_Comm c;
+  MPI_CXX_CALL(MPI_Comm_create_from_group, mpi::handle(g), stringtag.c_str(), mpi::handle(info),
+               mpi::handle(eh), &c);
+  return comm::from_native(c);
+#else
+  (void)g, (void)stringtag, (void)info, (void)eh;
+  detail::unsupported("MPI_Comm_create_from_group");
+#endif
+}
+
+// A typed attribute key: values of T are copied with the communicator (MPI_Comm_dup) and
+// destroyed with it. The key is freed when the attribute_key is destroyed.
+template <class T>
+class attribute_key {
+public:
+  attribute_key() {
+    MPI_CXX_CALL(MPI_Comm_create_keyval, &copy_fn, &delete_fn, &keyval_, nullptr);
+  }
+  attribute_key(attribute_key const&) = delete;
+  attribute_key& operator=(attribute_key const&) = delete;
+  ~attribute_key() {
+    if (keyval_ != MPI_KEYVAL_INVALID && !detail::mpi_finalized()) MPI_Comm_free_keyval(&keyval_);
+  }
+  int native() const noexcept { return keyval_; }
+
+private:
+  static int copy_fn(MPI_Comm, int, void*, void* in, void* out, int* flag) {
+    try {
+      *static_cast<void**>(out) = new T(*static_cast<T*>(in));
+      *flag = 1;
+      return MPI_SUCCESS;
+    } catch (...) {
+      *flag = 0;
+      return MPI_ERR_OTHER;
+    }
+  }
+  static int delete_fn(MPI_Comm, int, void* v, void*) {
+    delete static_cast<T*>(v);
+    return MPI_SUCCESS;
+  }
+  int keyval_ = MPI_KEYVAL_INVALID;
+};
+
+template <class D>
+template <class T>
+void comm_ops<D>::set_attr(attribute_key<T> const& key, T value) const {
+  auto p = std::make_unique<T>(std::move(value));
+  MPI_CXX_CALL(MPI_Comm_set_attr, h(), key.native(), p.get());
+  p.release();  // owned by the communicator now; freed by delete_fn
+}
+template <class D>
+template <class T>
+T* comm_ops<D>::get_attr(attribute_key<T> const& key) const {
+  void* v = nullptr;
+  int flag = 0;
+  MPI_CXX_CALL(MPI_Comm_get_attr, h(), key.native(), &v, &flag);
+  return flag ? static_cast<T*>(v) : nullptr;
+}
+template <class D>
+template <class T>
+void comm_ops<D>::delete_attr(attribute_key<T> const& key) const {
+  MPI_CXX_CALL(MPI_Comm_delete_attr, h(), key.native());
+}
+
+}  // namespace mpi

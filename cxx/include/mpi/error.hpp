@@ -1,0 +1,73 @@
+// Errors: mpi::mpi_error and the one helper every wrapper uses to check a return code.
+//
+// MPI only returns an error code when the error handler of the object involved is
+// MPI_ERRORS_RETURN (or a user handler that returns); under the default
+// MPI_ERRORS_ARE_FATAL the program is aborted inside MPI. Ask for exceptions with
+//   mpi::environment env(argc, argv, mpi::errors_return);     // world + self
+//   mpi::comm_world().set_errhandler(mpi::errors_return);     // one communicator
+#pragma once
+
+#include <mpi/config.hpp>
+
+#include <exception>
+#include <string>
+
+namespace mpi {
+
+class mpi_error : public std::exception {
+public:
+  // The paper's form: `throw mpi::mpi_error{err};`.
+  explicit mpi_error(int code) : mpi_error(code, nullptr) {}
+  mpi_error(int code, char const* function, std::string detail = {})
+      : code_(code), function_(function ? function : "") {
+    // MPI_Error_class/MPI_Error_string may be called before MPI_Init and after
+    // MPI_Finalize (MPI-4.0 §11.4.1), so this is safe wherever an error is raised.
+    if (MPI_Error_class(code, &class_) != MPI_SUCCESS) class_ = code;
+    char buf[MPI_MAX_ERROR_STRING + 1] = {};
+    int len = 0;
+    std::string text;
+    if (MPI_Error_string(code, buf, &len) == MPI_SUCCESS) text.assign(buf, static_cast<std::size_t>(len));
+    else text = "unknown MPI error code " + std::to_string(code);
+    message_ = function_.empty() ? text : function_ + ": " + text;
+    if (!detail.empty()) message_ += " (" + detail + ")";
+  }
+
+  int code() const noexcept { return code_; }
+  int error_class() const noexcept { return class_; }
+  // The MPI procedure that reported the error ("MPI_Send", ...); empty if unknown.
+  std::string const& function() const noexcept { return function_; }
+  char const* what() const noexcept override { return message_.c_str(); }
+
+private:
+  int code_;
+  int class_ = 0;
+  std::string function_;
+  std::string message_;
+};
+
+namespace detail {
+
+// The one error-check helper.
+inline void check(int err, char const* function) {
+  if (err != MPI_SUCCESS) [[unlikely]]
+    throw mpi_error(err, function);
+}
+
+// Errors detected by the bindings themselves (a count that cannot be represented, a buffer
+// whose size does not divide by the group size, a feature the MPI underneath lacks) are
+// reported exactly like errors from MPI: an MPI error class, the procedure and the argument.
+[[noreturn]] inline void fail(int error_class, char const* function, std::string detail) {
+  throw mpi_error(error_class, function, std::move(detail));
+}
+
+[[noreturn]] inline void unsupported(char const* function) {
+  fail(MPI_ERR_UNSUPPORTED_OPERATION, function,
+       "not provided by the MPI library this program was compiled against (MPI_VERSION " +
+           std::to_string(MPI_VERSION) + "." + std::to_string(MPI_SUBVERSION) + ")");
+}
+
+}  // namespace detail
+}  // namespace mpi
+
+// Calls an MPI procedure and throws mpi::mpi_error naming it if it returns an error.
+#define MPI_CXX_CALL(fn, ...) ::mpi::detail::check(fn(__VA_ARGS__), #fn)

@@ -1,0 +1,107 @@
+// The object model shared by every MPI object kind: a non-owning view (cheap to copy, no
+// lifetime semantics) and a move-only owner (frees in its destructor), both exposing the
+// same operations through a per-kind interface template.
+//
+//   view:   explicit from a native handle; native(); comparison; is_null().
+//   owner:  from_native() adopts a handle, release() gives it back, free() frees it and
+//           reports errors, the destructor frees without throwing (a failing free there
+//           calls std::terminate, as the paper prescribes), view() / implicit conversion to
+//           the view type. Duplication is always explicit (dup()).
+#pragma once
+
+#include <mpi/error.hpp>
+#include <mpi/handle.hpp>
+
+#include <exception>
+#include <utility>
+
+namespace mpi::detail {
+
+template <class Kind>
+class view_base {
+public:
+  using mpi_handle_kind = Kind;
+  using native_type = typename Kind::native_type;
+
+  view_base() noexcept : h_(Kind::null()) {}
+  explicit view_base(native_type h) noexcept : h_(h) {}
+
+  native_type native() const noexcept { return h_; }
+  native_type mpi_handle() const noexcept { return h_; }
+  native_type* mpi_handle_ptr() noexcept { return &h_; }
+  bool is_null() const noexcept { return h_ == Kind::null(); }
+  explicit operator bool() const noexcept { return !is_null(); }
+
+  friend bool operator==(view_base const& a, view_base const& b) noexcept { return a.h_ == b.h_; }
+
+protected:
+  native_type h_;
+};
+
+inline bool mpi_finalized() noexcept {
+  int flag = 0;
+  MPI_Finalized(&flag);
+  return flag != 0;
+}
+
+template <class Kind, class Derived, class View>
+class owner_base {
+public:
+  using mpi_handle_kind = Kind;
+  using native_type = typename Kind::native_type;
+  using view_type = View;
+
+  owner_base() noexcept : h_(Kind::null()) {}
+  owner_base(owner_base const&) = delete;
+  owner_base& operator=(owner_base const&) = delete;
+  owner_base(owner_base&& o) noexcept : h_(std::exchange(o.h_, Kind::null())) {}
+  owner_base& operator=(owner_base&& o) noexcept {
+    if (this != &o) {
+      destroy();
+      h_ = std::exchange(o.h_, Kind::null());
+    }
+    return *this;
+  }
+  ~owner_base() { destroy(); }
+
+  // Adopts `h`: the owner frees it.
+  static Derived from_native(native_type h) noexcept {
+    Derived d;
+    static_cast<owner_base&>(d).h_ = h;
+    return d;
+  }
+  // Gives up ownership: the caller frees the returned handle.
+  [[nodiscard]] native_type release() noexcept { return std::exchange(h_, Kind::null()); }
+  // Frees now, reporting errors as mpi_error; leaves the owner empty.
+  void free() {
+    if (!is_null() && !Kind::is_predefined(h_)) {
+      native_type h = h_;
+      h_ = Kind::null();
+      check(Kind::free(&h), Kind::free_name);
+    }
+    h_ = Kind::null();
+  }
+
+  native_type native() const noexcept { return h_; }
+  native_type mpi_handle() const noexcept { return h_; }
+  native_type* mpi_handle_ptr() noexcept { return &h_; }
+  bool is_null() const noexcept { return h_ == Kind::null(); }
+  explicit operator bool() const noexcept { return !is_null(); }
+  View view() const noexcept { return View{h_}; }
+  operator View() const noexcept { return View{h_}; }
+
+protected:
+  void destroy() noexcept {
+    if (is_null() || Kind::is_predefined(h_)) return;
+    // After MPI_Finalize nothing may be freed; the objects are gone with the library.
+    if (mpi_finalized()) {
+      h_ = Kind::null();
+      return;
+    }
+    if (Kind::free(&h_) != MPI_SUCCESS) std::terminate();
+    h_ = Kind::null();
+  }
+  native_type h_;
+};
+
+}  // namespace mpi::detail

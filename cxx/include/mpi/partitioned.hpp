@@ -1,0 +1,106 @@
+// MPI-4.0 partitioned communication. The buffer is the whole message; it is split into
+// `partitions` equal partitions (its count must divide evenly). On an MPI older than 4.0
+// every call throws mpi_error with class MPI_ERR_UNSUPPORTED_OPERATION.
+#pragma once
+
+#include <mpi/buffer.hpp>
+#include <mpi/communicator.hpp>
+#include <mpi/info.hpp>
+#include <mpi/large_count.hpp>
+#include <mpi/rank_tag.hpp>
+#include <mpi/request.hpp>
+
+#include <span>
+#include <string>
+
+namespace mpi {
+
+namespace detail {
+inline MPI_Count partition_count(MPI_Count total, int partitions, char const* fn) {
+  if (partitions <= 0) fail(MPI_ERR_ARG, fn, "partitions must be positive");
+  if (total % partitions != 0)
+    fail(MPI_ERR_COUNT, fn,
+         "buffer count " + std::to_string(total) + " is not divisible by " + std::to_string(partitions) +
+             " partitions");
+  return total / partitions;
+}
+// MPI-4.0 (MPICH 4.0) declares the per-partition count MPI_Count; MPI-4.1 and the
+// standard ABI declare it int and add the _c form.
+#define MPI_CXX_PARTITIONED_C_ (MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1))
+}  // namespace detail
+
+#define MPI_CXX_PINIT_(name, fn, buf_concept)                                                          \
+  template <buf_concept B, rank_like R, tag_like T, comm_handle C, info_handle I = info_view>          \
+  [[nodiscard]] request name(B&& buf, int partitions, R const& peer, T const& tag, C const& comm,      \
+                             I const& info = I{}) {                                                    \
+    MPI_CXX_PINIT_BODY_(fn)                                                                            \
+  }
+#if MPI_CXX_HAS_PARTITIONED
+#if MPI_CXX_PARTITIONED_C_
+#define MPI_CXX_PINIT_BODY_(fn)                                                                        \
+  MPI_Count const n = detail::partition_count(detail::count_of(buf, #fn), partitions, #fn);             \
+  request req;                                                                                         \
+  MPI_CXX_CALL_COUNTED(detail::fits_int(n), fn, mpi::ptr(buf), partitions, cnt_t(n), detail::type_of(buf), \
+                       mpi::to_rank(peer), mpi::to_tag(tag), mpi::handle(comm), mpi::handle(info),      \
+                       req.mpi_handle_ptr());                                                          \
+  return req;
+#else
+#define MPI_CXX_PINIT_BODY_(fn)                                                                        \
+  MPI_Count const n = detail::partition_count(detail::count_of(buf, #fn), partitions, #fn);             \
+  request req;                                                                                         \
+  MPI_CXX_CALL(fn, mpi::ptr(buf), partitions, n, detail::type_of(buf), mpi::to_rank(peer),             \
+               mpi::to_tag(tag), mpi::handle(comm), mpi::handle(info), req.mpi_handle_ptr());          \
+  return req;
+#endif
+#else
+#define MPI_CXX_PINIT_BODY_(fn)                                                    \
+  (void)buf, (void)partitions, (void)peer, (void)tag, (void)comm, (void)info;      \
+  detail::unsupported(#fn);
+#endif
+MPI_CXX_PINIT_(psend_init, MPI_Psend_init, send_buffer)
+MPI_CXX_PINIT_(precv_init, MPI_Precv_init, recv_buffer)
+#undef MPI_CXX_PINIT_
+#undef MPI_CXX_PINIT_BODY_
+
+template <request_handle_ptr R>
+void pready(int partition, R& req) {
+#if MPI_CXX_HAS_PARTITIONED
+  MPI_CXX_CALL(MPI_Pready, partition, *mpi::handle_ptr(req));
+#else
+  (void)partition, (void)req;
+  detail::unsupported("MPI_Pready");
+#endif
+}
+template <request_handle_ptr R>
+void pready_range(int low, int high, R& req) {
+#if MPI_CXX_HAS_PARTITIONED
+  MPI_CXX_CALL(MPI_Pready_range, low, high, *mpi::handle_ptr(req));
+#else
+  (void)low, (void)high, (void)req;
+  detail::unsupported("MPI_Pready_range");
+#endif
+}
+template <request_handle_ptr R>
+void pready_list(std::span<int const> partitions, R& req) {
+#if MPI_CXX_HAS_PARTITIONED
+  // MPICH 4.0 declares the array non-const; MPI does not write it.
+  MPI_CXX_CALL(MPI_Pready_list, detail::checked_int(partitions.size(), MPI_ERR_COUNT, "MPI_Pready_list"),
+               const_cast<int*>(partitions.data()), *mpi::handle_ptr(req));
+#else
+  (void)partitions, (void)req;
+  detail::unsupported("MPI_Pready_list");
+#endif
+}
+template <request_handle_ptr R>
+bool parrived(R& req, int partition) {
+#if MPI_CXX_HAS_PARTITIONED
+  int flag = 0;
+  MPI_CXX_CALL(MPI_Parrived, *mpi::handle_ptr(req), partition, &flag);
+  return flag != 0;
+#else
+  (void)partition, (void)req;
+  detail::unsupported("MPI_Parrived");
+#endif
+}
+
+}  // namespace mpi

@@ -1,0 +1,26 @@
+# Every ABI-built binary's only MPI dependency is libmpi_abi.so.1: its NEEDED
+# entries name libmpi_abi.so.1 and no native MPI library.
+#   -DREADELF=... -DBINARIES=a;b;...
+foreach(BINARY IN LISTS BINARIES)
+execute_process(COMMAND ${READELF} -d ${BINARY} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "readelf -d ${BINARY} failed (${rc})")
+endif()
+string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*\\[[^]\n]+\\]" entries "${dyn}")
+set(needed "")
+foreach(e IN LISTS entries)
+  string(REGEX REPLACE ".*\\[([^]]+)\\].*" "\\1" lib "${e}")
+  list(APPEND needed ${lib})
+endforeach()
+message("${BINARY} NEEDED: ${needed}")
+list(FIND needed libmpi_abi.so.1 found)
+if(found EQUAL -1)
+  message(FATAL_ERROR "${BINARY} does not need libmpi_abi.so.1")
+endif()
+foreach(lib IN LISTS needed)
+  if(lib MATCHES "^lib(mpich|mpi|pmpi|open-|opal|ompi|mpl|hwloc|ucp|ucs|pmix|fabric)" AND
+     NOT lib STREQUAL "libmpi_abi.so.1")
+    message(FATAL_ERROR "${BINARY} depends on the native MPI library ${lib}")
+  endif()
+endforeach()
+endforeach()

@@ -1,0 +1,202 @@
+/* Error handling: MPI_ERRORS_RETURN on a communicator gives codes whose class is
+ * the standard one (MPI_ERR_RANK, _TAG, _COUNT, _TYPE, _COMM, _ROOT, _OP, _BUFFER)
+ * with a non-empty MPI_Error_string; Comm_get_errhandler gives back the standard
+ * constant; a user handler from Comm_create_errhandler is called with the right
+ * communicator and code (also through Comm_call_errhandler); user error classes,
+ * codes and strings; the class of every standard class is itself; the default
+ * file error handler is MPI_ERRORS_RETURN; window error handlers. */
+#include "check.h"
+
+static int rank, size;
+
+static void expect_class(int rc, int cls_expected, const char *what, int line)
+{
+    int cls = -1, len = -1;
+    char msg[MPI_MAX_ERROR_STRING];
+    msg[0] = '\0';
+    CHECK_MSG(rc != MPI_SUCCESS, "line %d: %s succeeded", line, what);
+    MPI_Error_class(rc, &cls);
+    CHECK_MSG(cls == cls_expected, "line %d: %s: class %d, expected %d", line, what, cls,
+              cls_expected);
+    MPI_OK(MPI_Error_string(rc, msg, &len));
+    CHECK_MSG(len > 0 && (int)strlen(msg) == len, "line %d: %s: error string \"%s\" (%d)", line,
+              what, msg, len);
+}
+
+static int handler_calls, handler_comm_ok, handler_last_class;
+static MPI_Comm handler_expected_comm;
+static void comm_handler(MPI_Comm *comm, int *code, ...)
+{
+    ++handler_calls;
+    if (*comm == handler_expected_comm) ++handler_comm_ok;
+    MPI_Error_class(*code, &handler_last_class);
+}
+
+static int win_handler_calls, win_handler_class;
+static MPI_Win win_expected;
+static void win_handler(MPI_Win *win, int *code, ...)
+{
+    if (*win == win_expected) ++win_handler_calls;
+    MPI_Error_class(*code, &win_handler_class);
+}
+
+static void test_errors_return(void)
+{
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_OK(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    MPI_OK(MPI_Comm_get_errhandler(c, &eh));
+    CHECK_HANDLE(eh, MPI_ERRORS_RETURN);
+
+    int buf[4] = {0};
+    expect_class(MPI_Send(buf, 1, MPI_INT, size, 0, c), MPI_ERR_RANK, "send to rank size",
+                 __LINE__);
+    expect_class(MPI_Send(buf, 1, MPI_INT, -5, 0, c), MPI_ERR_RANK, "send to rank -5", __LINE__);
+    expect_class(MPI_Send(buf, 1, MPI_INT, rank, -3, c), MPI_ERR_TAG, "send with tag -3",
+                 __LINE__);
+    expect_class(MPI_Send(buf, -1, MPI_INT, rank, 0, c), MPI_ERR_COUNT, "send count -1",
+                 __LINE__);
+    expect_class(MPI_Send(buf, 1, MPI_DATATYPE_NULL, rank, 0, c), MPI_ERR_TYPE,
+                 "send MPI_DATATYPE_NULL", __LINE__);
+    expect_class(MPI_Bcast(buf, 1, MPI_INT, size + 1, c), MPI_ERR_ROOT, "bcast root size+1",
+                 __LINE__);
+    expect_class(MPI_Allreduce(buf, buf + 2, 1, MPI_INT, MPI_OP_NULL, c), MPI_ERR_OP,
+                 "allreduce MPI_OP_NULL", __LINE__);
+    MPI_Request req;
+    expect_class(MPI_Irecv(buf, 1, MPI_INT, size + 3, 0, c, &req), MPI_ERR_RANK,
+                 "irecv from size+3", __LINE__);
+    /* An invalid communicator is reported through MPI_COMM_WORLD's handler. */
+    expect_class(MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL), MPI_ERR_COMM,
+                 "send on MPI_COMM_NULL", __LINE__);
+    int r;
+    expect_class(MPI_Comm_rank(MPI_COMM_NULL, &r), MPI_ERR_COMM, "rank of MPI_COMM_NULL",
+                 __LINE__);
+
+    /* Error strings of classes, and Error_class of a class is the class. */
+    int classes[] = {MPI_SUCCESS,      MPI_ERR_BUFFER,  MPI_ERR_COUNT,     MPI_ERR_TYPE,
+                     MPI_ERR_TAG,      MPI_ERR_COMM,    MPI_ERR_RANK,      MPI_ERR_REQUEST,
+                     MPI_ERR_ROOT,     MPI_ERR_GROUP,   MPI_ERR_OP,        MPI_ERR_TOPOLOGY,
+                     MPI_ERR_DIMS,     MPI_ERR_ARG,     MPI_ERR_UNKNOWN,   MPI_ERR_TRUNCATE,
+                     MPI_ERR_OTHER,    MPI_ERR_INTERN,  MPI_ERR_IN_STATUS, MPI_ERR_PENDING,
+                     MPI_ERR_KEYVAL,   MPI_ERR_NO_MEM,  MPI_ERR_BASE,      MPI_ERR_INFO_KEY,
+                     MPI_ERR_INFO_VALUE, MPI_ERR_INFO_NOKEY, MPI_ERR_SPAWN, MPI_ERR_PORT,
+                     MPI_ERR_SERVICE,  MPI_ERR_NAME,    MPI_ERR_WIN,       MPI_ERR_SIZE,
+                     MPI_ERR_DISP,     MPI_ERR_INFO,    MPI_ERR_LOCKTYPE,  MPI_ERR_ASSERT,
+                     MPI_ERR_RMA_CONFLICT, MPI_ERR_RMA_SYNC, MPI_ERR_FILE, MPI_ERR_NOT_SAME,
+                     MPI_ERR_AMODE,    MPI_ERR_UNSUPPORTED_DATAREP, MPI_ERR_UNSUPPORTED_OPERATION,
+                     MPI_ERR_NO_SUCH_FILE, MPI_ERR_FILE_EXISTS, MPI_ERR_BAD_FILE, MPI_ERR_ACCESS,
+                     MPI_ERR_NO_SPACE, MPI_ERR_QUOTA, MPI_ERR_READ_ONLY, MPI_ERR_FILE_IN_USE,
+                     MPI_ERR_DUP_DATAREP, MPI_ERR_CONVERSION, MPI_ERR_IO, MPI_ERR_RMA_RANGE,
+                     MPI_ERR_RMA_ATTACH, MPI_ERR_RMA_SHARED, MPI_ERR_RMA_FLAVOR};
+    int nclasses = (int)(sizeof classes / sizeof classes[0]);
+    int *lastused = NULL, flag = 0;
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lastused, &flag));
+    CHECK_EQ(flag, 1);
+    for (int i = 0; i < nclasses; ++i) {
+        int cls = -1, len = -1;
+        char msg[MPI_MAX_ERROR_STRING] = "";
+        MPI_OK(MPI_Error_class(classes[i], &cls));
+        CHECK_MSG(cls == classes[i], "class of class %d is %d", classes[i], cls);
+        MPI_OK(MPI_Error_string(classes[i], msg, &len));
+        CHECK_MSG(len > 0, "empty error string for class %d", classes[i]);
+        CHECK(classes[i] <= MPI_ERR_LASTCODE);
+        if (i > 0) CHECK(classes[i] > 0);
+        if (flag && lastused) CHECK(classes[i] <= *lastused);
+    }
+    CHECK_EQ(MPI_SUCCESS, 0);
+    MPI_OK(MPI_Comm_free(&c));
+}
+
+static void test_user_handler(void)
+{
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_Errhandler eh;
+    MPI_OK(MPI_Comm_create_errhandler(comm_handler, &eh));
+    MPI_OK(MPI_Comm_set_errhandler(c, eh));
+    MPI_Errhandler got;
+    MPI_OK(MPI_Comm_get_errhandler(c, &got));
+    CHECK_HANDLE(got, eh);
+    MPI_OK(MPI_Errhandler_free(&got));
+    handler_expected_comm = c;
+
+    int buf = 0;
+    int rc = MPI_Send(&buf, 1, MPI_INT, size + 2, 0, c);
+    CHECK(rc != MPI_SUCCESS);
+    CHECK_EQ(handler_calls, 1);
+    CHECK_EQ(handler_comm_ok, 1);
+    CHECK_EQ(handler_last_class, MPI_ERR_RANK);
+
+    /* Comm_call_errhandler hands our code to the handler. */
+    MPI_OK(MPI_Comm_call_errhandler(c, MPI_ERR_TAG));
+    CHECK_EQ(handler_calls, 2);
+    CHECK_EQ(handler_comm_ok, 2);
+    CHECK_EQ(handler_last_class, MPI_ERR_TAG);
+
+    /* User classes, codes and strings. */
+    int ucls = -1, ucode = -1;
+    MPI_OK(MPI_Add_error_class(&ucls));
+    MPI_OK(MPI_Add_error_code(ucls, &ucode));
+    MPI_OK(MPI_Add_error_string(ucode, "anympi test error"));
+    CHECK(ucls > MPI_ERR_LASTCODE);
+    int cls = -1, len = -1;
+    char msg[MPI_MAX_ERROR_STRING];
+    MPI_OK(MPI_Error_class(ucode, &cls));
+    CHECK_EQ(cls, ucls);
+    MPI_OK(MPI_Error_string(ucode, msg, &len));
+    CHECK_STREQ(msg, "anympi test error");
+    int *lastused = NULL, flag = 0;
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lastused, &flag));
+    CHECK_EQ(flag, 1);
+    if (flag && lastused && !QUIRK_MPICH_LASTUSEDCODE) CHECK(*lastused >= ucode && *lastused >= ucls);
+    MPI_OK(MPI_Comm_call_errhandler(c, ucode));
+    CHECK_EQ(handler_calls, 3);
+    CHECK_EQ(handler_last_class, ucls);
+
+    MPI_OK(MPI_Errhandler_free(&eh));
+    CHECK(eh == MPI_ERRHANDLER_NULL);
+    /* The handler stays attached to the communicator after the handle is freed. */
+    rc = MPI_Send(&buf, 1, MPI_INT, -7, 0, c);
+    CHECK_EQ(handler_calls, 4);
+    MPI_OK(MPI_Comm_free(&c));
+}
+
+static void test_file_and_win_handlers(void)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    MPI_OK(MPI_File_get_errhandler(MPI_FILE_NULL, &eh));
+    CHECK_HANDLE(eh, MPI_ERRORS_RETURN);
+
+    int *mem = calloc(4, sizeof(int));
+    MPI_Win win;
+    MPI_OK(MPI_Win_create(mem, 4 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_OK(MPI_Win_get_errhandler(win, &eh));
+    CHECK_HANDLE(eh, MPI_ERRORS_ARE_FATAL);
+    MPI_Errhandler weh;
+    MPI_OK(MPI_Win_create_errhandler(win_handler, &weh));
+    MPI_OK(MPI_Win_set_errhandler(win, weh));
+    win_expected = win;
+    MPI_OK(MPI_Win_call_errhandler(win, MPI_ERR_RMA_SYNC));
+    CHECK_EQ(win_handler_calls, 1);
+    CHECK_EQ(win_handler_class, MPI_ERR_RMA_SYNC);
+    MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    /* A put outside any epoch is an RMA synchronization error. */
+    int one = 1;
+    int rc = MPI_Put(&one, 1, MPI_INT, rank, 0, 1, MPI_INT, win);
+    CHECK(rc != MPI_SUCCESS);
+    MPI_OK(MPI_Errhandler_free(&weh));
+    MPI_OK(MPI_Win_free(&win));
+    free(mem);
+}
+
+int main(int argc, char **argv)
+{
+    check_init(&argc, &argv, "errors");
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    test_errors_return();
+    test_user_handler();
+    test_file_and_win_handlers();
+    return check_finish();
+}

@@ -429,7 +429,8 @@ struct native_scope {
 };
 struct abi_scope {
     void *const *prev = nullptr;
-    abi_scope() { if constexpr (native_plugins_call_by_name) prev = front_swap(dispatch_table); }
+    // nullptr: the front's process table, so user callbacks stay under ANYMPI_CHECK's wrappers
+    abi_scope() { if constexpr (native_plugins_call_by_name) prev = front_swap(nullptr); }
     ~abi_scope() { if constexpr (native_plugins_call_by_name) front_swap(prev); }
 };
 

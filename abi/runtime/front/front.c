@@ -13,11 +13,12 @@
 void *const *anympi_table;
 __thread void *const *anympi_thread_table;
 
-/* Given to the backend: switch this thread's dispatch table, returning the previous one. */
+/* Given to the backend: switch this thread's dispatch table, returning the previous one.
+ * NULL means the process's table, which is the checker's when ANYMPI_CHECK wrapped it. */
 static void *const *swap_thread_table(void *const *t)
 {
     void *const *old = anympi_thread_table;
-    anympi_thread_table = t;
+    anympi_thread_table = t ? t : anympi_table;
     return old;
 }
 

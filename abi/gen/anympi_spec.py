@@ -8,7 +8,9 @@ import json
 import os
 import re
 
-SPEC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "spec")
+import spec as tables  # the one reader of the TSV tables; this module adds apis.json
+
+SPEC_DIR = tables.SPEC_DIR
 
 
 class Param:
@@ -69,17 +71,8 @@ def _parse_params(text):
 
 
 def load_functions():
-    funcs = []
-    with open(os.path.join(SPEC_DIR, "mpi-5.0-c-functions.tsv")) as f:
-        next(f)
-        for line in f:
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            cols = line.split("\t")
-            name, ret, params = cols[0], cols[1], cols[2]
-            note = cols[3] if len(cols) > 3 else ""
-            funcs.append(Function(name, ret, _parse_params(params), note))
+    funcs = [Function(r["name"], r["return"], _parse_params(r["parameters"]), r["note"] or "")
+             for r in tables.function_rows()]
     apis = json.load(open(os.path.join(SPEC_DIR, "mpi-4.1-apis.json")))
     for fn in funcs:
         key = fn.name.lower()
@@ -107,14 +100,7 @@ def load_functions():
 
 def load_constants():
     """[(name, kind, value)] in file order; aliases keep kind 'alias' and the target as value."""
-    out = []
-    with open(os.path.join(SPEC_DIR, "mpi-5.0-abi-constants.tsv")) as f:
-        next(f)
-        for line in f:
-            line = line.rstrip("\n")
-            if line:
-                out.append(tuple(line.split("\t")[:3]))
-    return out
+    return [(c.name, c.kind, c.value) for c in tables.constants()]
 
 
 def int_value(v):

@@ -56,9 +56,14 @@ def _param(text):
     return Param(text, m.group(1))
 
 
+def function_rows():
+    """The rows of mpi-5.0-c-functions.tsv: name, return, parameters, note."""
+    return _rows("mpi-5.0-c-functions.tsv")
+
+
 def functions():
     out = []
-    for r in _rows("mpi-5.0-c-functions.tsv"):
+    for r in function_rows():
         params = [] if r["parameters"].strip() == "void" else [_param(p) for p in r["parameters"].split(",")]
         out.append(Function(r["name"], r["return"], [p for p in params if p.text], r["note"] or ""))
     return out

@@ -673,6 +673,17 @@ BOTH(RECV, MPI_Recv)
 BOTH(IRECV, MPI_Irecv, false)
 BOTH(IRECV, MPI_Recv_init, true)
 
+// After a sendrecv(_replace) returned rc with status s: exchange the shadow signatures.
+// A failed receive (truncation...) still sent and matched: the pairs must go on both ways.
+template <class C>
+int pair_sendrecv_shadows(const char* fn, int rc, MPI_Comm c, C sn, MPI_Datatype stype, int dest, int stag, C rn,
+                          MPI_Datatype rtype, MPI_Status const& s) {
+  if (rc != MPI_SUCCESS && s.MPI_SOURCE < 0 && s.MPI_SOURCE != MPI_PROC_NULL) return rc;
+  send_shadow(c, sn, stype, dest, stag);
+  int e = recv_shadow(fn, c, rn, rtype, s, rc == MPI_SUCCESS);
+  return rc != MPI_SUCCESS ? rc : e;
+}
+
 template <int Ix, class C>
 int sendrecv_common(const char* fn, const void* sb, C sn, MPI_Datatype stype, int dest, int stag, void* rb, C rn,
                     MPI_Datatype rtype, int src, int rtag, MPI_Comm c, MPI_Status* st) {
@@ -690,11 +701,7 @@ int sendrecv_common(const char* fn, const void* sb, C sn, MPI_Datatype stype, in
   s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
   using F = int (*)(const void*, C, MPI_Datatype, int, int, void*, C, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
   int rc = reinterpret_cast<F>(g_next[Ix])(sb, sn, stype, dest, stag, rb, rn, rtype, src, rtag, c, s);
-  // A failed receive (truncation...) still sent and matched: the pairs must go on both ways.
-  if (rc != MPI_SUCCESS && s->MPI_SOURCE < 0 && s->MPI_SOURCE != MPI_PROC_NULL) return rc;
-  send_shadow(c, sn, stype, dest, stag);
-  int e = recv_shadow(fn, c, rn, rtype, *s, rc == MPI_SUCCESS);
-  return rc != MPI_SUCCESS ? rc : e;
+  return pair_sendrecv_shadows(fn, rc, c, sn, stype, dest, stag, rn, rtype, *s);
 }
 int w_MPI_Sendrecv(const void* sb, int sn, MPI_Datatype st, int d, int sg, void* rb, int rn, MPI_Datatype rt, int s, int rg,
                    MPI_Comm c, MPI_Status* status) {
@@ -720,10 +727,7 @@ int sendrecv_replace_common(const char* fn, void* b, C n, MPI_Datatype t, int de
   s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
   using F = int (*)(void*, C, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Status*);
   int rc = reinterpret_cast<F>(g_next[Ix])(b, n, t, dest, stag, src, rtag, c, s);
-  if (rc != MPI_SUCCESS && s->MPI_SOURCE < 0 && s->MPI_SOURCE != MPI_PROC_NULL) return rc;
-  send_shadow(c, n, t, dest, stag);
-  int e = recv_shadow(fn, c, n, t, *s, rc == MPI_SUCCESS);
-  return rc != MPI_SUCCESS ? rc : e;
+  return pair_sendrecv_shadows(fn, rc, c, n, t, dest, stag, n, t, *s);
 }
 int w_MPI_Sendrecv_replace(void* b, int n, MPI_Datatype t, int d, int sg, int s, int rg, MPI_Comm c, MPI_Status* st) {
   return sendrecv_replace_common<ANYMPI_IX_MPI_Sendrecv_replace, int>("MPI_Sendrecv_replace", b, n, t, d, sg, s, rg, c, st);

@@ -1,6 +1,8 @@
 // mpi:: core: communicators, groups, topologies, info, sessions, datatypes, environment.
 #include "common.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <string>
 
 using namespace test;
@@ -366,4 +368,233 @@ TEST(Datatype, CommunicateWithDerivedTypes) {
   EXPECT_EQ(st.count(every_other), 1);
   EXPECT_EQ(st.count<int>(), 3);
   EXPECT_EQ(st.elements<int>(), 3);
+}
+
+// ---------------------------------------------------------------- wide datatype arguments
+namespace {
+
+// One element of `t` packed from an array holding 0, 1, 2, ...: the packed values are the
+// element offsets of the type map, in type-map order.
+std::vector<int> packed_offsets(mpi::datatype const& t, std::size_t array_length) {
+  std::vector<int> src = iota(array_length, 0);
+  int bytes = 0;
+  MPI_Pack_size(1, t.native(), MPI_COMM_SELF, &bytes);
+  std::vector<int> out(static_cast<std::size_t>(bytes) / sizeof(int), -1);
+  int pos = 0;
+  int const err = MPI_Pack(src.data(), 1, t.native(), out.data(), bytes, &pos, MPI_COMM_SELF);
+  EXPECT_EQ(err, MPI_SUCCESS);
+  EXPECT_EQ(pos, bytes);
+  return out;
+}
+
+struct wide_extent {
+  MPI_Count size, lb, extent;
+  friend bool operator==(wide_extent const&, wide_extent const&) = default;
+};
+std::ostream& operator<<(std::ostream& os, wide_extent const& w) {
+  return os << "{size " << w.size << ", lb " << w.lb << ", extent " << w.extent << "}";
+}
+// Through the _x queries, which every MPI here has natively and which the runtime forwards
+// on both backends, so the answer does not depend on the code under test.
+wide_extent wide_of(MPI_Datatype t) {
+  wide_extent w{};
+  EXPECT_EQ(MPI_Type_size_x(t, &w.size), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Type_get_extent_x(t, &w.lb, &w.extent), MPI_SUCCESS);
+  return w;
+}
+
+constexpr MPI_Count big = MPI_Count{1} << 31;  // INT_MAX + 1
+
+// A constructor called with a value that does not fit in int: the "_c" binding builds the
+// type where the MPI has it; otherwise the call is refused with an error, never narrowed.
+// Natively without "_c" bindings (Open MPI 4.1's mpi.h) the core refuses it itself. Over
+// the standard ABI on Open MPI the runtime either routes the "_c" form through the int
+// form with a range check (MPI_ERR_COUNT) or lacks it (MPI_ERR_UNSUPPORTED_OPERATION);
+// `narrowed_by_runtime` says which, as docs/coverage.md lists it.
+template <class Make>
+void expect_large(char const* function, bool narrowed_by_runtime, wide_extent expected, Make&& make) {
+  SCOPED_TRACE(function);
+  if (mpi4_at_run_time()) {
+    mpi::datatype t = make();
+    EXPECT_EQ(wide_of(t.native()), expected);
+    return;
+  }
+  try {
+    (void)make();
+    ADD_FAILURE() << function << " must refuse a value that does not fit in int";
+  } catch (mpi::mpi_error const& e) {
+#ifdef ANYMPI_CXX_TEST_OVER_ABI
+    EXPECT_EQ(e.error_class(), narrowed_by_runtime ? MPI_ERR_COUNT : MPI_ERR_UNSUPPORTED_OPERATION) << e.what();
+    EXPECT_EQ(e.function(), std::string(function) + "_c");
+#else
+    (void)narrowed_by_runtime;
+    EXPECT_EQ(e.error_class(), MPI_ERR_COUNT) << e.what();
+    EXPECT_EQ(e.function(), function);
+#endif
+  }
+}
+
+}  // namespace
+
+TEST(Datatype, WideArraysThatFitInt) {
+  int const i = sizeof(int);
+  // indexed: MPI_Count and std::size_t arrays
+  mpi::datatype ix = mpi::datatype::indexed(std::vector<MPI_Count>{1, 2}, std::vector<MPI_Count>{0, 3}, MPI_INT).commit();
+  EXPECT_EQ(ix.size(), 3 * i);
+  EXPECT_EQ(ix.extent().extent, 5 * i);
+  EXPECT_EQ(packed_offsets(ix, 5), (std::vector<int>{0, 3, 4}));
+  mpi::datatype ixu = mpi::datatype::indexed(std::array<std::size_t, 2>{2, 1}, std::array<std::size_t, 2>{4, 0}, MPI_INT).commit();
+  EXPECT_EQ(ixu.extent().lb, 0);
+  EXPECT_EQ(ixu.extent().extent, 6 * i);
+  EXPECT_EQ(packed_offsets(ixu, 6), (std::vector<int>{4, 5, 0}));
+  // hindexed: byte displacements as MPI_Count
+  mpi::datatype hx =
+      mpi::datatype::hindexed(std::array<MPI_Count, 2>{1, 2}, std::array<MPI_Count, 2>{2 * i, 0}, MPI_INT).commit();
+  EXPECT_EQ(hx.size(), 3 * i);
+  EXPECT_EQ(hx.extent().extent, 3 * i);
+  EXPECT_EQ(packed_offsets(hx, 3), (std::vector<int>{2, 0, 1}));
+  // indexed_block: long long displacements, lb moves to the lowest block
+  mpi::datatype ib = mpi::datatype::indexed_block(2, std::vector<long long>{5, 1}, MPI_INT).commit();
+  EXPECT_EQ(ib.size(), 4 * i);
+  EXPECT_EQ(ib.extent().lb, 1 * i);
+  EXPECT_EQ(ib.extent().extent, 6 * i);
+  EXPECT_EQ(packed_offsets(ib, 7), (std::vector<int>{5, 6, 1, 2}));
+  // hindexed_block
+  mpi::datatype hb = mpi::datatype::hindexed_block(1, std::array<MPI_Count, 3>{3 * i, 0, i}, MPI_INT).commit();
+  EXPECT_EQ(hb.size(), 3 * i);
+  EXPECT_EQ(hb.extent().extent, 4 * i);
+  EXPECT_EQ(packed_offsets(hb, 4), (std::vector<int>{3, 0, 1}));
+  // struct: MPI_Count block lengths and displacements
+  std::array<MPI_Datatype, 2> ints{MPI_INT, MPI_INT};
+  mpi::datatype st = mpi::datatype::struct_(std::array<MPI_Count, 2>{2, 1}, std::array<MPI_Count, 2>{0, 3 * i}, ints).commit();
+  EXPECT_EQ(st.size(), 3 * i);
+  EXPECT_EQ(st.extent().extent, 4 * i);
+  EXPECT_EQ(packed_offsets(st, 4), (std::vector<int>{0, 1, 3}));
+  // subarray of a 3x4 array, both orders
+  std::array<MPI_Count, 2> sizes{3, 4}, sub{2, 2}, start{1, 1};
+  mpi::datatype sc = mpi::datatype::subarray(sizes, sub, start, mpi::array_order::c, MPI_INT).commit();
+  EXPECT_EQ(sc.size(), 4 * i);
+  EXPECT_EQ(sc.extent().lb, 0);
+  EXPECT_EQ(sc.extent().extent, 12 * i);
+  EXPECT_EQ(packed_offsets(sc, 12), (std::vector<int>{5, 6, 9, 10}));
+  mpi::datatype sf = mpi::datatype::subarray(sizes, sub, start, mpi::array_order::fortran, MPI_INT).commit();
+  EXPECT_EQ(packed_offsets(sf, 12), (std::vector<int>{4, 5, 7, 8}));
+  // darray: the part of an 8-element array that process 1 of 2 owns, block and cyclic
+  std::array<int, 1> block{MPI_DISTRIBUTE_BLOCK}, cyclic{MPI_DISTRIBUTE_CYCLIC}, dflt{MPI_DISTRIBUTE_DFLT_DARG},
+      one{1}, two{2};
+  std::vector<MPI_Count> gs{8};
+  mpi::datatype db = mpi::datatype::darray(2, 1, gs, block, dflt, two, mpi::array_order::c, MPI_INT).commit();
+  EXPECT_EQ(db.size(), 4 * i);
+  EXPECT_EQ(db.extent().extent, 8 * i);
+  EXPECT_EQ(packed_offsets(db, 8), (std::vector<int>{4, 5, 6, 7}));
+  mpi::datatype dc = mpi::datatype::darray(2, 0, gs, cyclic, one, two, mpi::array_order::c, MPI_INT).commit();
+  EXPECT_EQ(packed_offsets(dc, 8), (std::vector<int>{0, 2, 4, 6}));
+  // A byte displacement beyond 4 GiB fits the classic binding (MPI_Aint): every MPI takes it.
+  mpi::datatype far = mpi::datatype::hindexed_block(1, std::array<MPI_Aint, 2>{0, MPI_Aint{1} << 33}, MPI_INT);
+  EXPECT_EQ(wide_of(far.native()), (wide_extent{2 * i, 0, (MPI_Count{1} << 33) + i}));
+  EXPECT_EQ(far.extent().extent, (MPI_Aint{1} << 33) + i);
+  // A type of 3 GiB built through the classic binding: size() reports it exactly.
+  mpi::datatype three_gib = mpi::datatype::hindexed_block(big / 2, std::array<MPI_Aint, 3>{0, big / 2, big}, MPI_BYTE);
+  EXPECT_EQ(wide_of(three_gib.native()), (wide_extent{3 * (big / 2), 0, 3 * (big / 2)}));
+  EXPECT_EQ(three_gib.size(), 3 * (big / 2));
+}
+
+TEST(Datatype, ValuesBeyondIntUseLargeCountBindings) {
+  expect_large("MPI_Type_contiguous", true, {big, 0, big}, [] { return mpi::datatype::contiguous(big, MPI_BYTE); });
+  expect_large("MPI_Type_vector", true, {2 * big, 0, 2 * big + 8},
+               [] { return mpi::datatype::vector(2, big, big + 8, MPI_BYTE); });
+  expect_large("MPI_Type_create_hvector", false, {2 * big, 0, 5 * big},
+               [] { return mpi::datatype::hvector(2, big, MPI_Aint{4 * big}, MPI_BYTE); });
+  expect_large("MPI_Type_indexed", false, {big + 1, 0, 2 * big + 4}, [] {
+    return mpi::datatype::indexed(std::array<MPI_Count, 2>{1, big}, std::array<MPI_Count, 2>{0, big + 4}, MPI_BYTE);
+  });
+  expect_large("MPI_Type_create_hindexed", false, {big + 1, 0, big + 16}, [] {
+    return mpi::datatype::hindexed(std::array<MPI_Count, 2>{1, big}, std::array<MPI_Aint, 2>{0, 16}, MPI_BYTE);
+  });
+  // Only a displacement is too large here; the classic binding takes int displacements.
+  expect_large("MPI_Type_create_indexed_block", false, {2, 0, 4 * big + 1}, [] {
+    return mpi::datatype::indexed_block(1, std::array<MPI_Count, 2>{0, 4 * big}, MPI_BYTE);
+  });
+  expect_large("MPI_Type_create_hindexed_block", false, {2 * big, 0, 3 * big}, [] {
+    return mpi::datatype::hindexed_block(big, std::array<MPI_Aint, 2>{0, MPI_Aint{2 * big}}, MPI_BYTE);
+  });
+  expect_large("MPI_Type_create_struct", false, {big + 1, 0, big + 9}, [] {
+    std::array<MPI_Datatype, 2> bytes{MPI_BYTE, MPI_BYTE};
+    return mpi::datatype::struct_(std::array<MPI_Count, 2>{big, 1}, std::array<MPI_Count, 2>{0, big + 8}, bytes);
+  });
+  expect_large("MPI_Type_create_subarray", false, {2 * big, 0, 4 * big}, [] {
+    return mpi::datatype::subarray(std::array<MPI_Count, 2>{4, big}, std::array<MPI_Count, 2>{2, big},
+                                   std::array<MPI_Count, 2>{1, 0}, mpi::array_order::c, MPI_BYTE);
+  });
+  expect_large("MPI_Type_create_darray", false, {2 * big, 0, 2 * big}, [] {
+    std::array<int, 1> block{MPI_DISTRIBUTE_BLOCK}, dflt{MPI_DISTRIBUTE_DFLT_DARG}, one{1};
+    return mpi::datatype::darray(1, 0, std::array<MPI_Count, 1>{2 * big}, block, dflt, one, mpi::array_order::c,
+                                 MPI_BYTE);
+  });
+}
+
+TEST(Datatype, ValuesBeyondMpiCountAreRefusedEverywhere) {
+  // Checked before any binding is chosen, so every MPI reports it the same way.
+  std::array<std::uint64_t, 1> huge{std::numeric_limits<std::uint64_t>::max()}, zero{0};
+  try {
+    (void)mpi::datatype::indexed(huge, zero, MPI_INT);
+    FAIL() << "a block length of 2^64-1 must be refused";
+  } catch (mpi::mpi_error const& e) {
+    EXPECT_EQ(e.error_class(), MPI_ERR_COUNT) << e.what();
+    EXPECT_EQ(e.function(), "MPI_Type_indexed");
+  }
+  try {
+    (void)mpi::datatype::hindexed_block(1, huge, MPI_INT);
+    FAIL() << "a displacement of 2^64-1 must be refused";
+  } catch (mpi::mpi_error const& e) {
+    EXPECT_EQ(e.error_class(), MPI_ERR_COUNT) << e.what();
+    EXPECT_EQ(e.function(), "MPI_Type_create_hindexed_block");
+  }
+}
+
+// ---------------------------------------------------------------- user ops
+namespace {
+struct stateless_add {
+  int operator()(int a, int b) const { return a + b; }
+};
+int apply(mpi::op const& o, int in, int inout) {
+  EXPECT_EQ(MPI_Reduce_local(&in, &inout, 1, MPI_INT, o.native()), MPI_SUCCESS);
+  return inout;
+}
+}  // namespace
+
+TEST(Op, StatefulOpsAreBoundedStatelessOpsAreNot) {
+  constexpr int limit = mpi::op::max_stateful;
+  static_assert(limit == MPI_CXX_STATEFUL_OP_LIMIT);
+  std::vector<mpi::op> stateful;
+  for (int k = 0; k < limit; ++k)
+    stateful.push_back(mpi::op::create<int>([k](int a, int b) { return a + b + 1000 * k; }));
+  // Each op reaches its own state.
+  for (int k = 0; k < limit; ++k) EXPECT_EQ(apply(stateful[k], 1, 2), 3 + 1000 * k) << "op " << k;
+  try {
+    int offset = 7;  // a capture, so the callable has state
+    (void)mpi::op::create<int>([offset](int a, int b) { return a + b + offset; });
+    FAIL() << "op " << limit + 1 << " with state must be refused";
+  } catch (mpi::mpi_error const& e) {
+    EXPECT_EQ(e.error_class(), MPI_ERR_OTHER);
+    EXPECT_EQ(e.function(), "MPI_Op_create");
+    EXPECT_NE(std::string(e.what()).find("max_stateful = " + std::to_string(limit)), std::string::npos) << e.what();
+  }
+  // With every slot taken, stateless callables still make ops.
+  mpi::op lambda_op = mpi::op::create<int>([](int a, int b) { return a * b; });
+  mpi::op object_op = mpi::op::create<int>(stateless_add{}, false);
+  EXPECT_EQ(apply(lambda_op, 3, 4), 12);
+  EXPECT_EQ(apply(object_op, 3, 4), 7);
+  EXPECT_FALSE(object_op.commutative());
+  // Freeing a stateful op frees its slot for the next one; the others keep their state.
+  stateful[3].free();
+  mpi::op again = mpi::op::create<int>([s = std::string("xy")](int a, int b) { return a + b + int(s.size()); });
+  EXPECT_EQ(apply(again, 1, 2), 5);
+  EXPECT_EQ(apply(stateful[4], 1, 2), 4003);
+  stateful.clear();
+  again.free();
+  // More stateless ops alive at once than the stateful bound.
+  std::vector<mpi::op> stateless;
+  for (int k = 0; k < limit + 8; ++k) stateless.push_back(mpi::op::create<int>([](int a, int b) { return a - b; }));
+  EXPECT_EQ(apply(stateless.back(), 10, 3), 7);
 }

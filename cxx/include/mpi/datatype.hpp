@@ -1,13 +1,17 @@
 // Derived datatypes: RAII constructors for every MPI type constructor, commit, size and
-// extent queries. Counts use the "_c" constructors when they do not fit in int.
+// extent queries. Counts and displacements are MPI_Count / MPI_Aint wide (arrays: any
+// integer type); the "_c" constructors are used when a value does not fit in int.
 #pragma once
 
 #include <mpi/large_count.hpp>
 #include <mpi/object.hpp>
 #include <mpi/rank_tag.hpp>
 
+#include <concepts>
+#include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mpi {
@@ -26,7 +30,16 @@ template <class R>
 int span_size(R const& r, char const* fn) {
   return checked_int(std::ranges::size(r), MPI_ERR_COUNT, fn);
 }
+// Byte displacements: MPI_Aint in the classic constructors, MPI_Count in the "_c" ones.
+template <bool Large>
+using byte_disp_t = std::conditional_t<Large, MPI_Count, MPI_Aint>;
 }  // namespace detail
+
+// An array argument of a type constructor: contiguous integers of any width and signedness.
+template <class R>
+concept integer_array =
+    std::ranges::contiguous_range<R const> && std::ranges::sized_range<R const> &&
+    std::integral<std::ranges::range_value_t<R const>> && !std::same_as<std::ranges::range_value_t<R const>, bool>;
 
 struct type_extent {
   MPI_Aint lb;
@@ -43,11 +56,15 @@ class datatype_ops {
 
 public:
   MPI_Count size() const {
+    MPI_Count n = 0;
 #if MPI_CXX_HAS_LARGE_COUNT
-    MPI_Count n = 0;
     MPI_CXX_CALL(MPI_Type_size_c, h(), &n);
+    // A size is never negative. An MPI that serves MPI_Type_size_c through the int
+    // MPI_Type_size (anympi's runtime over Open MPI 4.1) returns MPI_UNDEFINED for a type
+    // beyond 2 GiB; MPI_Type_size_x (every MPI since 3.0; deprecated in 4.1, still in 5.0)
+    // is exact there.
+    if (n < 0) MPI_CXX_CALL(MPI_Type_size_x, h(), &n);
 #else
-    MPI_Count n = 0;
     MPI_CXX_CALL(MPI_Type_size_x, h(), &n);
 #endif
     return n;
@@ -114,70 +131,107 @@ public:
                          cnt_t(blocklength), stride_bytes, mpi::handle(old), &t);
     return from_native(t);
   }
-  template <datatype_handle Old>
-  static datatype indexed(std::span<int const> blocklengths, std::span<int const> displs, Old const& old) {
-    same_size(blocklengths.size(), displs.size(), "MPI_Type_indexed");
+  // The array arguments below take any contiguous range of integers (std::vector<int>,
+  // std::array<MPI_Count, N>, std::span<MPI_Aint const>, ...). When every value fits the
+  // classic binding, it is called; otherwise the MPI-4.0 "_c" binding is (MPI_ERR_COUNT
+  // where the MPI has none). Arrays of the element type the chosen binding takes are passed
+  // as they are; others are converted, value by value with a range check, into a
+  // std::vector: type construction is not on the communication path, and one allocation
+  // there buys wide arrays everywhere without a second overload of every constructor.
+  template <integer_array B, integer_array D, datatype_handle Old>
+  static datatype indexed(B const& blocklengths, D const& displs, Old const& old) {
+    constexpr char const* fn = "MPI_Type_indexed";
+    MPI_Count const n = paired_length(blocklengths, displs, fn);
+    detail::int_array bl(blocklengths, fn);
+    detail::int_array di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL(MPI_Type_indexed, detail::span_size(blocklengths, "MPI_Type_indexed"), blocklengths.data(),
-                 displs.data(), mpi::handle(old), &t);
+    MPI_CXX_CALL_COUNTED(detail::fits_int(n) && bl.fits_int() && di.fits_int(), MPI_Type_indexed, cnt_t(n),
+                         bl.template get<cnt_t>(false), di.template get<cnt_t>(false), mpi::handle(old), &t);
     return from_native(t);
   }
-  template <datatype_handle Old>
-  static datatype hindexed(std::span<int const> blocklengths, std::span<MPI_Aint const> displs, Old const& old) {
-    same_size(blocklengths.size(), displs.size(), "MPI_Type_create_hindexed");
+  // Byte displacements are MPI_Aint in the classic binding already: only the count and the
+  // block lengths decide.
+  template <integer_array B, integer_array D, datatype_handle Old>
+  static datatype hindexed(B const& blocklengths, D const& displs, Old const& old) {
+    constexpr char const* fn = "MPI_Type_create_hindexed";
+    MPI_Count const n = paired_length(blocklengths, displs, fn);
+    detail::int_array bl(blocklengths, fn);
+    detail::int_array di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL(MPI_Type_create_hindexed, detail::span_size(blocklengths, "MPI_Type_create_hindexed"),
-                 blocklengths.data(), displs.data(), mpi::handle(old), &t);
+    MPI_CXX_CALL_COUNTED(detail::fits_int(n) && bl.fits_int(), MPI_Type_create_hindexed, cnt_t(n),
+                         bl.template get<cnt_t>(false), di.template get<detail::byte_disp_t<large_>>(false),
+                         mpi::handle(old), &t);
     return from_native(t);
   }
-  template <datatype_handle Old>
-  static datatype indexed_block(int blocklength, std::span<int const> displs, Old const& old) {
+  template <integer_array D, datatype_handle Old>
+  static datatype indexed_block(MPI_Count blocklength, D const& displs, Old const& old) {
+    constexpr char const* fn = "MPI_Type_create_indexed_block";
+    MPI_Count const n = detail::to_count(std::ranges::size(displs), fn);
+    detail::int_array di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL(MPI_Type_create_indexed_block, detail::span_size(displs, "MPI_Type_create_indexed_block"),
-                 blocklength, displs.data(), mpi::handle(old), &t);
+    MPI_CXX_CALL_COUNTED(detail::all_fit_int(n, blocklength) && di.fits_int(), MPI_Type_create_indexed_block,
+                         cnt_t(n), cnt_t(blocklength), di.template get<cnt_t>(false), mpi::handle(old), &t);
     return from_native(t);
   }
-  template <datatype_handle Old>
-  static datatype hindexed_block(int blocklength, std::span<MPI_Aint const> displs, Old const& old) {
+  template <integer_array D, datatype_handle Old>
+  static datatype hindexed_block(MPI_Count blocklength, D const& displs, Old const& old) {
+    constexpr char const* fn = "MPI_Type_create_hindexed_block";
+    MPI_Count const n = detail::to_count(std::ranges::size(displs), fn);
+    detail::int_array di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL(MPI_Type_create_hindexed_block, detail::span_size(displs, "MPI_Type_create_hindexed_block"),
-                 blocklength, displs.data(), mpi::handle(old), &t);
+    MPI_CXX_CALL_COUNTED(detail::all_fit_int(n, blocklength), MPI_Type_create_hindexed_block, cnt_t(n),
+                         cnt_t(blocklength), di.template get<detail::byte_disp_t<large_>>(false),
+                         mpi::handle(old), &t);
     return from_native(t);
   }
-  static datatype struct_(std::span<int const> blocklengths, std::span<MPI_Aint const> displs,
-                          std::span<MPI_Datatype const> types) {
-    same_size(blocklengths.size(), displs.size(), "MPI_Type_create_struct");
-    same_size(blocklengths.size(), types.size(), "MPI_Type_create_struct");
+  template <integer_array B, integer_array D>
+  static datatype struct_(B const& blocklengths, D const& displs, std::span<MPI_Datatype const> types) {
+    constexpr char const* fn = "MPI_Type_create_struct";
+    same_size(blocklengths, types, fn);
+    MPI_Count const n = paired_length(blocklengths, displs, fn);
+    detail::int_array bl(blocklengths, fn);
+    detail::int_array di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL(MPI_Type_create_struct, detail::span_size(blocklengths, "MPI_Type_create_struct"),
-                 blocklengths.data(), displs.data(), types.data(), &t);
+    MPI_CXX_CALL_COUNTED(detail::fits_int(n) && bl.fits_int(), MPI_Type_create_struct, cnt_t(n),
+                         bl.template get<cnt_t>(false), di.template get<detail::byte_disp_t<large_>>(false),
+                         types.data(), &t);
     return from_native(t);
   }
-  template <datatype_handle Old>
-  static datatype subarray(std::span<int const> sizes, std::span<int const> subsizes, std::span<int const> starts,
-                           array_order order, Old const& old) {
-    same_size(sizes.size(), subsizes.size(), "MPI_Type_create_subarray");
-    same_size(sizes.size(), starts.size(), "MPI_Type_create_subarray");
+  // The number of dimensions is an int in both bindings; sizes, subsizes and starts widen.
+  template <integer_array S, integer_array U, integer_array T0, datatype_handle Old>
+  static datatype subarray(S const& sizes, U const& subsizes, T0 const& starts, array_order order, Old const& old) {
+    constexpr char const* fn = "MPI_Type_create_subarray";
+    same_size(sizes, subsizes, fn);
+    same_size(sizes, starts, fn);
+    int const ndims = detail::span_size(sizes, fn);
+    detail::int_array sz(sizes, fn);
+    detail::int_array sub(subsizes, fn);
+    detail::int_array st(starts, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL(MPI_Type_create_subarray, detail::span_size(sizes, "MPI_Type_create_subarray"), sizes.data(),
-                 subsizes.data(), starts.data(), order == array_order::c ? MPI_ORDER_C : MPI_ORDER_FORTRAN,
-                 mpi::handle(old), &t);
+    MPI_CXX_CALL_COUNTED(sz.fits_int() && sub.fits_int() && st.fits_int(), MPI_Type_create_subarray, ndims,
+                         sz.template get<cnt_t>(false), sub.template get<cnt_t>(false),
+                         st.template get<cnt_t>(false), native_order(order), mpi::handle(old), &t);
     return from_native(t);
   }
   // distribs: MPI_DISTRIBUTE_BLOCK / CYCLIC / NONE; dargs: MPI_DISTRIBUTE_DFLT_DARG or a block size.
-  template <datatype_handle Old>
-  static datatype darray(int size, int rank, std::span<int const> gsizes, std::span<int const> distribs,
+  // Only the global sizes widen in MPI_Type_create_darray_c; the rest stays int.
+  template <integer_array G, datatype_handle Old>
+  static datatype darray(int size, int rank, G const& gsizes, std::span<int const> distribs,
                          std::span<int const> dargs, std::span<int const> psizes, array_order order,
                          Old const& old) {
-    same_size(gsizes.size(), distribs.size(), "MPI_Type_create_darray");
-    same_size(gsizes.size(), dargs.size(), "MPI_Type_create_darray");
-    same_size(gsizes.size(), psizes.size(), "MPI_Type_create_darray");
+    constexpr char const* fn = "MPI_Type_create_darray";
+    same_size(gsizes, distribs, fn);
+    same_size(gsizes, dargs, fn);
+    same_size(gsizes, psizes, fn);
+    int const ndims = detail::span_size(gsizes, fn);
+    detail::int_array gs(gsizes, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL(MPI_Type_create_darray, size, rank, detail::span_size(gsizes, "MPI_Type_create_darray"),
-                 gsizes.data(), distribs.data(), dargs.data(), psizes.data(),
-                 order == array_order::c ? MPI_ORDER_C : MPI_ORDER_FORTRAN, mpi::handle(old), &t);
+    MPI_CXX_CALL_COUNTED(gs.fits_int(), MPI_Type_create_darray, size, rank, ndims, gs.template get<cnt_t>(false),
+                         distribs.data(), dargs.data(), psizes.data(), native_order(order), mpi::handle(old), &t);
     return from_native(t);
   }
+  // lb and extent are MPI_Aint, as wide as MPI_Count on every platform anympi supports, so
+  // the classic binding already takes every value MPI_Type_create_resized_c would.
   template <datatype_handle Old>
   static datatype resized(Old const& old, MPI_Aint lb, MPI_Aint extent) {
     MPI_Datatype t;
@@ -186,9 +240,17 @@ public:
   }
 
 private:
-  static void same_size(std::size_t a, std::size_t b, char const* fn) {
-    if (a != b) detail::fail(MPI_ERR_ARG, fn, "array arguments differ in length");
+  template <class A, class B>
+  static void same_size(A const& a, B const& b, char const* fn) {
+    if (std::ranges::size(a) != std::ranges::size(b)) detail::fail(MPI_ERR_ARG, fn, "array arguments differ in length");
   }
+  // The common length of block lengths and displacements: the count argument.
+  template <class A, class B>
+  static MPI_Count paired_length(A const& blocklengths, B const& displs, char const* fn) {
+    same_size(blocklengths, displs, fn);
+    return detail::to_count(std::ranges::size(blocklengths), fn);
+  }
+  static int native_order(array_order o) noexcept { return o == array_order::c ? MPI_ORDER_C : MPI_ORDER_FORTRAN; }
 };
 
 template <class D>

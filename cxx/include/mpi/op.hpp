@@ -3,7 +3,8 @@
 // std::bit_and/or/xor<> -> MPI_BAND/BOR/BXOR, mpi::min<>/max<> -> MPI_MIN/MAX,
 // mpi::logical_xor<> -> MPI_LXOR, mpi::minloc<>/maxloc<> -> MPI_MINLOC/MAXLOC); they
 // are handles through mpi::handle_traits. User ops come from any callable T(T, T) through
-// mpi::op::create<T>(f, commutative), owned by the returned mpi::op.
+// mpi::op::create<T>(f, commutative), owned by the returned mpi::op; at most
+// mpi::op::max_stateful of them with state can be alive at once (see op_slot_count).
 #pragma once
 
 #include <mpi/object.hpp>
@@ -13,6 +14,7 @@
 #include <array>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <type_traits>
 
 namespace mpi {
@@ -95,8 +97,19 @@ struct op_kind {
 
 // MPI_User_function carries no user pointer, so a callable with state is reached through a
 // slot: a fixed table of trampolines, one per slot, each calling the callable stored there.
-// Stateless callables need no slot (their trampoline default-constructs them).
-inline constexpr int op_slot_count = 64;
+// Stateless callables need no slot (their trampoline default-constructs them), so they are
+// never subject to the bound. The bound cannot be lifted over an arbitrary mpi.h: a function
+// pointer is the only thing MPI hands back, and the datatype it passes is the caller's
+// (MPI_INT, ...), not something the op could have tagged; one trampoline per live op is
+// the only exact scheme, and C++ can only instantiate a fixed number of them. The table is
+// sized at compile time (MPI_CXX_STATEFUL_OP_LIMIT); anympi's runtime has its own pool of
+// 128 trampolines for all user ops, stateless ones included (docs/runtime.md), so raising
+// this beyond 128 gains nothing over the standard ABI.
+#ifndef MPI_CXX_STATEFUL_OP_LIMIT
+#define MPI_CXX_STATEFUL_OP_LIMIT 64
+#endif
+inline constexpr int op_slot_count = MPI_CXX_STATEFUL_OP_LIMIT;
+static_assert(op_slot_count > 0, "MPI_CXX_STATEFUL_OP_LIMIT must be positive");
 struct op_slot {
   std::function<void(void const*, void*, int)> fn;
   MPI_Op op = MPI_OP_NULL;
@@ -155,6 +168,9 @@ class op : public detail::owner_base<detail::op_kind, op, op_view> {
 public:
   op() noexcept = default;
 
+  // How many ops created from callables with state can be alive at once (see op_slot_count).
+  static constexpr int max_stateful = detail::op_slot_count;
+
   // A user reduction on elements of T: inout[i] = f(in[i], inout[i]).
   template <class T, class F>
     requires std::is_invocable_r_v<T, F const&, T const&, T const&>
@@ -183,7 +199,10 @@ public:
         return from_native(h);
       }
       detail::fail(MPI_ERR_OTHER, "MPI_Op_create",
-                   "more than 64 user ops with state alive at once");
+                   "at most mpi::op::max_stateful = " + std::to_string(max_stateful) +
+                       " user ops with state (a capturing lambda, a function pointer, a function "
+                       "object with members) can be alive at once; free one, or use a stateless "
+                       "function object, which needs no slot");
     }
   }
   bool commutative() const { return view().commutative(); }

@@ -53,7 +53,6 @@ UNSUPPORTED = {
     "MPI_Abi_set_fortran_booleans": "anympi has no Fortran bindings",
     "MPI_Abi_get_fortran_booleans": "anympi has no Fortran bindings",
     "MPI_Get_hw_resource_info": "MPI-5.0 hardware resource info: not provided by the MPI underneath",
-    "MPI_Type_get_value_index": "MPI-5.0: the value-index types cannot be built faithfully on the MPI underneath",
     "MPI_Remove_error_class": "MPI-5.0: the MPI underneath cannot remove error classes",
     "MPI_Remove_error_code": "MPI-5.0: the MPI underneath cannot remove error codes",
     "MPI_Remove_error_string": "MPI-5.0: the MPI underneath cannot remove error strings",
@@ -118,6 +117,12 @@ INT_CATEGORY_BY_KIND = {
 BITS_CATEGORY_BY_KIND = {"ACCESS_MODE": "amode", "ASSERT": "assert_"}
 
 
+def is_reduction(fn):
+    """A collective reduction: its op applies to its one datatype (not RMA's accumulate)."""
+    return any(q.name == "datatype" and base(q.ctype) == "MPI_Datatype" for q in fn.params) and not (
+        "ccumulate" in fn.name or fn.name.startswith("MPI_Fetch_and_op"))
+
+
 def convert(fn, p):
     """The native-call argument for one ABI parameter, or Unexpressible."""
     t = p.ctype.strip()
@@ -143,6 +148,8 @@ def convert(fn, p):
         raise Unexpressible(f"{n}: tool variable value of runtime-determined type")
     if arr.startswith("[]["):
         raise Unexpressible(f"{n}: two-dimensional array")
+    if b == "MPI_Op" and not arr and is_reduction(fn):
+        return f"c_op_in({n}, datatype)"  # MAXLOC/MINLOC over a value-index type (manual.cpp)
     # handles
     for k in HANDLE_KINDS:
         if b == f"MPI_{k}" and not arr:
@@ -504,6 +511,8 @@ def gen_backend(funcs, cls, haves, narrow):
          "// ANYMPI_UNSUPPORTED(name, object): MPI_ERR_UNSUPPORTED_OPERATION through object's error handler.",
          '#include "backend.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
          "using namespace anympi::backend;", "",
+         "// The op of a reduction, seen with its datatype (manual.cpp: value-index types).",
+         "namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }", "",
          "// hand-written in manual.cpp"]
     for f in funcs:
         if cls[f.name][0] == "manual":

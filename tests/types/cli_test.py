@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""anympi-typeinfo end to end: the MPI-6 case in text and JSON, errors with carets, exit codes."""
+"""anympi-typeinfo end to end: the MPI-6 case in text and JSON, errors with carets, exit codes,
+and the one binary (built over anympi's ABI) on both backends, value-index pairs included."""
 import json
 import os
 import subprocess
@@ -11,8 +12,11 @@ MPI6 = "resized(struct(double@0, double@16), lb=0, extent=32) * 3"
 failures = []
 
 
-def run(*args):
-    p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=60)
+def run(*args, backend=None):
+    env = dict(os.environ)
+    if backend:
+        env.update(ANYMPI_BACKEND=backend, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    p = subprocess.run([CLI, *args], capture_output=True, text=True, timeout=60, env=env)
     # MPICH reports datatypes alive at MPI_Finalize: the CLI must free all it built and decoded.
     expect("leaked" not in p.stderr, f"no leaked datatypes for {args}: {p.stderr!r}")
     return p.returncode, p.stdout, p.stderr
@@ -113,6 +117,28 @@ with tempfile.TemporaryDirectory() as tmp:
         expect(svg.count('class="value"') == 6, "six value boxes")
         expect(svg.count('class="instance"') == 4, "four instance boundaries (0, 32, 64, 96)")
         expect(svg.count('class="gap"') == 5, "five hatched gaps")
+
+# The same binary on each backend (it links only libmpi_abi.so.1): the same figures, and
+# MPI-4.1's value-index pairs, which anympi provides on MPI libraries that lack them.
+for b in ("mpich", "openmpi"):
+    rc, out, err = run(MPI6, "--recv", "double * 6", "--json", backend=b)
+    try:
+        s = json.loads(out)["send"]
+        expect(rc == 0 and s["offsets"] == [0, 16, 32, 48, 64, 80] and s["span"]["bytes"] == 88,
+               f"{b}: MPI-6 figures {s['offsets']} {s['span']}")
+    except (ValueError, KeyError) as e:
+        expect(False, f"{b}: MPI-6 --json: {e}: {out!r} {err!r}")
+    rc, out, err = run("value_index(float, long) * 2", "--recv", "struct(float@0, long@8) * 2", backend=b)
+    expect(rc == 0, f"{b}: value_index exits 0 (got {rc}, stderr {err!r})")
+    expect(field(out, "decoded") == "value_index(MPI_FLOAT, MPI_LONG) * 2", f"{b}: decoded {field(out, 'decoded')!r}")
+    expect(field(out, "signature") == "2 \u00d7 (MPI_FLOAT, MPI_LONG)", f"{b}: signature {field(out, 'signature')!r}")
+    expect(field(out, "gaps") == "8 bytes: 4\u20137, 20\u201323", f"{b}: gaps {field(out, 'gaps')!r}")
+    expect((field(out, "verdict") or "").startswith("compatible: all 4 elements match (24 bytes)"),
+           f"{b}: verdict {field(out, 'verdict')!r}")
+    rc, out, err = run("value_index(double, int)", backend=b)
+    expect(rc == 0 and field(out, "decoded") == "MPI_DOUBLE_INT", f"{b}: value_index(double, int) is MPI_DOUBLE_INT: {out!r}")
+    rc, out, err = run("dup(value_index(float, float))", backend=b)
+    expect(rc == 2 and "column 5" in err and "no pair type" in err, f"{b}: no pair for (float, float): {err!r}")
 
 rc, out, err = run("--help")
 expect(rc == 0 and "usage: anympi-typeinfo" in out, "--help")

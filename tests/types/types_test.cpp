@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -384,6 +385,38 @@ TEST(Combiner, ResizedBoundsLikeLbUb) {
   expect_matches_pack(t, 2);
 }
 
+// MPI-1's MPI_UB before the end of the data and a second marker overriding the first, as
+// MPI_Type_create_resized expresses them: the bounds, not the data, set the repetition.
+TEST(Combiner, ResizedInsideTheDataAndTwice) {
+  auto b = at::build("resized(struct(int@0, int@8), lb=4, extent=4)");
+  const auto l = at::describe(b.type.get(), 3);
+  EXPECT_EQ(l.map.b.lb, 4);
+  EXPECT_EQ(l.map.b.ub(), 8);
+  EXPECT_EQ(l.map.b.true_lb, 0);
+  EXPECT_EQ(l.map.b.true_extent, 12);
+  // instance k at 4 k: 0, 8 | 4, 12 | 8, 16 -- instances interleave and bytes 8-11 are chosen twice
+  EXPECT_EQ(offsets(l), (std::vector<std::int64_t>{0, 8, 4, 12, 8, 16}));
+  EXPECT_EQ(l.value_bytes, 24);
+  EXPECT_EQ(l.span.lo, 0);
+  EXPECT_EQ(l.span.size(), 20);
+  EXPECT_EQ(l.gap_bytes, 0);
+  EXPECT_EQ(l.overlap_bytes, 4);
+  EXPECT_EQ(l.count_extent, 12);
+  EXPECT_EQ(at::to_string(l.sig), "6 \u00d7 MPI_INT");
+  expect_matches_pack(b.type.get(), 3);
+
+  auto twice = at::build("resized(resized(int, lb=-4, extent=16), lb=0, extent=8)");
+  const auto n = at::decode(twice.type.get());
+  EXPECT_EQ(n.kind, at::constructor::resized);
+  EXPECT_EQ(n.children.at(0).kind, at::constructor::resized);
+  EXPECT_EQ(n.children.at(0).ints, (std::vector<std::int64_t>{-4, 16}));
+  const auto l2 = at::describe(twice.type.get(), 2);
+  EXPECT_EQ(l2.map.b.lb, 0);
+  EXPECT_EQ(l2.map.b.extent, 8);
+  EXPECT_EQ(offsets(l2), (std::vector<std::int64_t>{0, 8}));
+  expect_matches_pack(twice.type.get(), 2);
+}
+
 TEST(Combiner, F90Real) {
   MPI_Datatype t;
   MPI_OK(MPI_Type_create_f90_real(6, MPI_UNDEFINED, &t));
@@ -432,6 +465,68 @@ TEST(Combiner, PairTypesAreTwoValues) {
   }
 }
 
+#if ANYMPI_TYPES_HAVE_VALUE_INDEX
+// MPI-4.1's value-index pairs (over anympi's ABI, which emulates them on MPICH 4.0 and
+// Open MPI 4.1): a named pair where one matches, else an unnamed predefined pair laid out
+// as the C struct {value; index}.
+struct float_long {
+  float v;
+  long i;
+};
+
+TEST(Combiner, ValueIndexOfANamedPairIsThatPair) {
+  MPI_Datatype p = MPI_DATATYPE_NULL;
+  MPI_OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &p));
+  EXPECT_EQ(p, MPI_DOUBLE_INT);
+  const auto n = at::decode(p);
+  EXPECT_EQ(n.kind, at::constructor::basic);
+  EXPECT_EQ(n.name, "MPI_DOUBLE_INT");
+  auto b = at::build("value_index(double, int)");
+  EXPECT_EQ(b.type.get(), MPI_DOUBLE_INT);
+}
+
+TEST(Combiner, ValueIndex) {
+  MPI_Datatype p = MPI_DATATYPE_NULL;
+  MPI_OK(MPI_Type_get_value_index(MPI_FLOAT, MPI_LONG, &p));
+  ASSERT_NE(p, MPI_DATATYPE_NULL);
+  const auto n = at::decode(p);
+  EXPECT_EQ(n.kind, at::constructor::value_index);
+  ASSERT_EQ(n.children.size(), 2u);
+  EXPECT_EQ(n.children[0].name, "MPI_FLOAT");
+  EXPECT_EQ(n.children[1].name, "MPI_LONG");
+  EXPECT_EQ(at::to_string(at::to_expr(n)), "value_index(MPI_FLOAT, MPI_LONG)");
+  const auto m = at::expand(n);
+  EXPECT_EQ(names(m), (std::vector<std::string>{"MPI_FLOAT", "MPI_LONG"}));
+  EXPECT_EQ(disps(m), (std::vector<std::int64_t>{0, static_cast<std::int64_t>(offsetof(float_long, i))}));
+  EXPECT_EQ(m.b.lb, 0);
+  EXPECT_EQ(m.b.extent, static_cast<std::int64_t>(sizeof(float_long)));
+  EXPECT_EQ(m.b.size, static_cast<std::int64_t>(sizeof(float) + sizeof(long)));
+  const auto l = at::describe(p, 3);
+  EXPECT_EQ(at::to_string(l.sig), "3 \u00d7 (MPI_FLOAT, MPI_LONG)");
+  EXPECT_EQ(l.value_bytes, 36);
+  EXPECT_EQ(l.span.hi - l.span.lo, 2 * 16 + 16);  // 0..47: the last index ends the span
+  expect_matches_pack(p, 3);
+  // Nested: the pair returned by get_contents is predefined, so the decoder must not free it
+  // (the MPICH run reports a leaked or a doubly freed handle otherwise).
+  MPI_Datatype d, c;
+  MPI_OK(MPI_Type_dup(p, &d));
+  owned od(d);
+  MPI_OK(MPI_Type_contiguous(2, d, &c));
+  owned oc(c);
+  const auto nc = at::decode(c);
+  EXPECT_EQ(nc.children.at(0).kind, at::constructor::dup);
+  EXPECT_EQ(nc.children.at(0).children.at(0).kind, at::constructor::value_index);
+  EXPECT_EQ(disps(at::decode_map(c)), (std::vector<std::int64_t>{0, 8, 16, 24}));
+  expect_matches_pack(c, 2);
+  // The pair is still alive and the same handle: predefined, built once.
+  MPI_Datatype again = MPI_DATATYPE_NULL;
+  MPI_OK(MPI_Type_get_value_index(MPI_FLOAT, MPI_LONG, &again));
+  EXPECT_EQ(again, p);
+  expect_matches_pack(p, 1);
+}
+
+#endif
+
 TEST(Nested, VectorOfResizedStructInsideContiguous) {
   auto b = at::build("contiguous(2, vector(2, 1, 2, resized(struct(int@0, double@8), lb=0, extent=24)))");
   const auto m = at::decode_map(b.type.get());
@@ -468,11 +563,16 @@ TEST(Errors, NullDatatypeIsAnError) {
 // Round trip: a struct built from the decoded map has the same signature and bounds.
 
 TEST(RoundTrip, StructFromDecodedMap) {
-  for (const char* text :
-       {"resized(struct(double@0, double@16), lb=0, extent=32)", "vector(3, 2, -4, int)",
-        "indexed([2, 1, 3], [5, 0, 9], short)", "subarray([4, 5], [2, 3], [1, 2], double)",
-        "darray(6, 4, [5, 7], [cyclic, block], [1, dflt], [2, 3], int, order=fortran)",
-        "struct(double_int@0, char * 3@16, 2int@-8)", "hindexed_block(2, [40, -12], float)"}) {
+  std::vector<const char*> texts = {
+      "resized(struct(double@0, double@16), lb=0, extent=32)", "vector(3, 2, -4, int)",
+      "indexed([2, 1, 3], [5, 0, 9], short)", "subarray([4, 5], [2, 3], [1, 2], double)",
+      "darray(6, 4, [5, 7], [cyclic, block], [1, dflt], [2, 3], int, order=fortran)",
+      "struct(double_int@0, char * 3@16, 2int@-8)", "hindexed_block(2, [40, -12], float)",
+      "resized(struct(int@0, int@8), lb=4, extent=4)"};
+#if ANYMPI_TYPES_HAVE_VALUE_INDEX
+  texts.push_back("contiguous(2, value_index(double, short))");
+#endif
+  for (const char* text : texts) {
     SCOPED_TRACE(text);
     auto b = at::build(text);
     const auto m = at::decode_map(b.type.get());
@@ -642,7 +742,8 @@ TEST(Parser, CanonicalFormReparsesToItself) {
        {"resized(struct(double@0, double@16), lb=0, extent=32) * 3", "double * 6", "dup(int*2*3)",
         "struct((double*2)@0, int*4@-16)", "subarray([4,5],[2,3],[1,2],int,order=fortran)",
         "darray(4,1,[4,6],[block,cyclic],[dflt,2],[2,2],MPI_INT)", "indexed([], [], int)",
-        "hindexed_block(1, [-5, 5], 2int)", "f90_real(6, -32766)", "f90_integer(9)", "resized(int, -4, 16)"}) {
+        "hindexed_block(1, [-5, 5], 2int)", "f90_real(6, -32766)", "f90_integer(9)", "resized(int, -4, 16)",
+        "value_index(double, long) * 2", "struct(value_index(float, short)@8)"}) {
     SCOPED_TRACE(text);
     const auto a = at::parse_message(text);
     const std::string canon = at::to_string(a);
@@ -666,7 +767,27 @@ TEST(Builder, ErrorsPointAtTheColumn) {
   EXPECT_NE(msg.find("size is 4"), std::string::npos) << msg;
   EXPECT_EQ(build_error_offset("double * -2", &msg), 9u);
   EXPECT_EQ(build_error_offset("contiguous(3000000000, int)", &msg), 0u);
+#if !ANYMPI_TYPES_HAVE_VALUE_INDEX
+  // An MPI older than 4.1 has no MPI_Type_get_value_index: said so, at the column.
+  EXPECT_EQ(build_error_offset("dup(value_index(float, long))", &msg), 4u);
+  EXPECT_NE(msg.find("MPI-4.1"), std::string::npos) << msg;
+#endif
 }
+
+#if ANYMPI_TYPES_HAVE_VALUE_INDEX
+TEST(Combiner, ValueIndexInExpressions) {
+  auto b = at::build("value_index(float, long) * 2");
+  EXPECT_EQ(b.count, 2);
+  EXPECT_EQ(at::decode(b.type.get()).kind, at::constructor::value_index);
+  // Signatures, not layouts: the pair matches a struct of the same two values, not floats.
+  EXPECT_EQ(verdict_of("value_index(float, long) * 2", "struct(float@0, long@8) * 2").result, at::verdict::compatible);
+  const auto c = verdict_of("value_index(float, long)", "float * 2");
+  EXPECT_EQ(c.result, at::verdict::mismatch);
+  std::string msg;
+  EXPECT_EQ(build_error_offset("contiguous(2, value_index(float, float))", &msg), 14u);
+  EXPECT_NE(msg.find("no pair type for (float, float)"), std::string::npos) << msg;
+}
+#endif
 
 // ---------------------------------------------------------------------------------------
 

@@ -41,7 +41,8 @@ const char* usage =
     "  hindexed_block(bl,[bytes..],T) struct(T@bytes, T*bl@bytes, ...) resized(T, lb=L, extent=E)\n"
     "  subarray([sizes],[subsizes],[starts],T[,order=c|fortran]) dup(T)\n"
     "  darray(size,rank,[gsizes],[block|cyclic|none..],[darg|dflt..],[psizes],T[,order=c|fortran])\n"
-    "  f90_real(p,r) f90_complex(p,r) f90_integer(r); basic names: double, int, MPI_DOUBLE_INT, 2int, byte, ...\n"
+    "  f90_real(p,r) f90_complex(p,r) f90_integer(r) value_index(V,I) (MPI_Type_get_value_index)\n"
+    "  basic names: double, int, MPI_DOUBLE_INT, 2int, byte, ...\n"
     "\n"
     "exit status: 0 explained (and compatible), 1 the receive does not match, 2 bad input\n";
 

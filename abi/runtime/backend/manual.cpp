@@ -5,7 +5,11 @@
 #include "backend.hpp"
 #include "callbacks.hpp"
 
+#include <atomic>
 #include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <vector>
 
 namespace anympi::backend {
 namespace {
@@ -344,35 +348,6 @@ ANYMPI_MANUAL(MPI_Win_create_keyval, forwarded, "attribute callbacks receive ABI
 }
 
 // ---------------------------------------------------------------- datatypes
-ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "integer arguments of subarray/darray types hold constants (order, distribution)")
-{
-    MPI_Datatype t = to_native(datatype);
-    int ni, na, nd, comb;
-    int rc = MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
-    if (rc != MPI_SUCCESS) return err_out(rc);
-    rc = MPI_Type_get_contents(t, max_integers, max_addresses, max_datatypes, array_of_integers,
-                               c_i64p(array_of_addresses), c_harr_out(array_of_datatypes, max_datatypes));
-    if (rc == MPI_SUCCESS && array_of_integers) contents_ints_out(comb, array_of_integers, ni, max_integers);
-    return err_out(rc);
-}
-
-#if ANYMPI_HAVE_MPI_Type_get_contents_c
-ANYMPI_MANUAL(MPI_Type_get_contents_c, forwarded, "integer arguments of subarray/darray types hold constants (order, distribution)")
-{
-    MPI_Datatype t = to_native(datatype);
-    MPI_Count ni, na, nc, nd;
-    int comb;
-    int rc = MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb);
-    if (rc != MPI_SUCCESS) return err_out(rc);
-    rc = MPI_Type_get_contents_c(t, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers,
-                                 c_i64p(array_of_addresses), c_i64p(array_of_large_counts),
-                                 c_harr_out(array_of_datatypes, max_datatypes));
-    if (rc == MPI_SUCCESS && array_of_integers)
-        contents_ints_out(comb, array_of_integers, int(ni), max_integers > INT_MAX ? INT_MAX : int(max_integers));
-    return err_out(rc);
-}
-#endif
-
 ANYMPI_MANUAL(MPI_Buffer_attach, forwarded, "MPI_BUFFER_AUTOMATIC (MPI-5.0) is refused: the MPI underneath would take it for an address")
 {
     if (buffer == reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC))
@@ -616,4 +591,341 @@ ANYMPI_MANUAL(MPI_Info_create_env, fallback, "MPI-4.0; emulated as a copy of MPI
     if (!info) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Info_create_env: info is NULL");
     return err_out(MPI_Info_dup(MPI_INFO_ENV, c_hout(info)));
 #endif
+}
+
+// ---------------------------------------------------------------- value-index pair types (MPI-4.1)
+// MPI_Type_get_value_index returns a predefined datatype for a (value, index) pair: one of
+// the named pairs (MPI_FLOAT_INT ...) where it matches, otherwise an unnamed predefined one
+// whose envelope says MPI_COMBINER_VALUE_INDEX.  Neither MPICH 4.0 nor Open MPI 4.1 has
+// them, so anympi builds each pair once as the native struct {value at 0, index where a C
+// compiler puts it, extent rounded as the C struct's}, remembers it, and answers for it in
+// get_envelope/get_contents/free.  Being predefined, it is never freed by the user: the
+// native handles go at MPI_Finalize (a delete callback on MPI_COMM_SELF).  The native MPIs
+// refuse MPI_MAXLOC/MPI_MINLOC on a struct, so reductions over one of these types use a
+// native user operation with the standard's MAXLOC/MINLOC definition (c_op_in).
+namespace anympi::backend {
+namespace {
+
+using compare_fn = int (*)(const void *, const void *);
+template <class T> int compare_as(const void *a, const void *b)
+{
+    T x, y;
+    std::memcpy(&x, a, sizeof x);
+    std::memcpy(&y, b, sizeof y);
+    return (x > y) - (x < y);
+}
+
+// The C types MPI_MAXLOC/MPI_MINLOC order (values) and index with (integers).
+struct pair_member { uintptr_t abi; MPI_Aint size, align; compare_fn compare; bool integer; };
+#define ANYMPI_MEMBER(abi, T, integer) pair_member{abi, MPI_Aint(sizeof(T)), MPI_Aint(alignof(T)), &compare_as<T>, integer}
+const pair_member pair_members[] = {
+    ANYMPI_MEMBER(ABI_FLOAT, float, false),           ANYMPI_MEMBER(ABI_DOUBLE, double, false),
+    ANYMPI_MEMBER(ABI_LONG_DOUBLE, long double, false), ANYMPI_MEMBER(ABI_SIGNED_CHAR, signed char, true),
+    ANYMPI_MEMBER(ABI_UNSIGNED_CHAR, unsigned char, true), ANYMPI_MEMBER(ABI_SHORT, short, true),
+    ANYMPI_MEMBER(ABI_UNSIGNED_SHORT, unsigned short, true), ANYMPI_MEMBER(ABI_INT, int, true),
+    ANYMPI_MEMBER(ABI_UNSIGNED, unsigned, true),      ANYMPI_MEMBER(ABI_LONG, long, true),
+    ANYMPI_MEMBER(ABI_UNSIGNED_LONG, unsigned long, true), ANYMPI_MEMBER(ABI_LONG_LONG, long long, true),
+    ANYMPI_MEMBER(ABI_UNSIGNED_LONG_LONG, unsigned long long, true),
+    ANYMPI_MEMBER(ABI_INT8_T, int8_t, true),          ANYMPI_MEMBER(ABI_UINT8_T, uint8_t, true),
+    ANYMPI_MEMBER(ABI_INT16_T, int16_t, true),        ANYMPI_MEMBER(ABI_UINT16_T, uint16_t, true),
+    ANYMPI_MEMBER(ABI_INT32_T, int32_t, true),        ANYMPI_MEMBER(ABI_UINT32_T, uint32_t, true),
+    ANYMPI_MEMBER(ABI_INT64_T, int64_t, true),        ANYMPI_MEMBER(ABI_UINT64_T, uint64_t, true),
+    ANYMPI_MEMBER(ABI_AINT, MPI_Aint, true),          ANYMPI_MEMBER(ABI_OFFSET, MPI_Offset, true),
+    ANYMPI_MEMBER(ABI_COUNT, MPI_Count, true),
+};
+#undef ANYMPI_MEMBER
+
+// The named pairs the standard lists for MPI_Type_get_value_index.
+struct named_pair { uintptr_t value, index, pair; };
+const named_pair named_pairs[] = {
+    {ABI_FLOAT, ABI_INT, ABI_FLOAT_INT}, {ABI_DOUBLE, ABI_INT, ABI_DOUBLE_INT},
+    {ABI_LONG, ABI_INT, ABI_LONG_INT},   {ABI_INT, ABI_INT, ABI_2INT},
+    {ABI_SHORT, ABI_INT, ABI_SHORT_INT}, {ABI_LONG_DOUBLE, ABI_INT, ABI_LONG_DOUBLE_INT},
+    {ABI_REAL, ABI_REAL, ABI_2REAL},     {ABI_DOUBLE_PRECISION, ABI_DOUBLE_PRECISION, ABI_2DOUBLE_PRECISION},
+    {ABI_INTEGER, ABI_INTEGER, ABI_2INTEGER},
+};
+
+const pair_member *member_of(abi_Datatype t)
+{
+    for (const auto &m : pair_members) if (m.abi == reinterpret_cast<uintptr_t>(t)) return &m;
+    return nullptr;
+}
+
+struct value_index_type {
+    MPI_Datatype pair;  // native, committed
+    uintptr_t value, index;  // the ABI's predefined handles
+    const pair_member *v, *i;
+    MPI_Aint index_disp, extent;
+};
+
+std::mutex vi_mutex;
+std::vector<value_index_type> vi_types;  // guarded by vi_mutex
+std::atomic<bool> vi_any{false};         // no lookups at all until a pair exists
+bool vi_contents_copies = false;          // the native get_contents returns copies (Open MPI 4.1)
+MPI_Op vi_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // MAXLOC, MINLOC over any pair (guarded)
+
+bool vi_find(MPI_Datatype n, value_index_type *out = nullptr)
+{
+    if (!vi_any.load(std::memory_order_acquire)) return false;
+    std::lock_guard<std::mutex> g(vi_mutex);
+    for (const auto &e : vi_types)
+        if (e.pair == n) { if (out) *out = e; return true; }
+    return false;
+}
+
+// MPI_MAXLOC / MPI_MINLOC as the standard defines them: the larger (smaller) value wins;
+// equal values keep the smaller index.
+template <bool Max> void vi_loc(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    value_index_type e;
+    if (!type || !vi_find(*type, &e)) return;  // only ever installed for these types
+    auto *a = static_cast<const char *>(in);
+    auto *b = static_cast<char *>(inout);
+    for (int k = 0; k < *len; ++k, a += e.extent, b += e.extent) {
+        int c = e.v->compare(a, b);
+        if (!Max) c = -c;
+        if (c > 0) std::memcpy(b, a, size_t(e.v->size));
+        if (c > 0 || (c == 0 && e.i->compare(a + e.index_disp, b + e.index_disp) < 0))
+            std::memcpy(b + e.index_disp, a + e.index_disp, size_t(e.i->size));
+    }
+}
+
+// At MPI_Finalize (attributes of MPI_COMM_SELF go first): release the native objects.
+int vi_release(MPI_Comm, int keyval, void *, void *)
+{
+    std::lock_guard<std::mutex> g(vi_mutex);
+    vi_any.store(false, std::memory_order_release);
+    for (auto &e : vi_types) MPI_Type_free(&e.pair);
+    vi_types.clear();
+    for (auto &op : vi_ops) if (op != MPI_OP_NULL) MPI_Op_free(&op);
+    MPI_Comm_free_keyval(&keyval);
+    return MPI_SUCCESS;
+}
+
+int vi_make(const pair_member *v, const pair_member *i, uintptr_t value, uintptr_t index, MPI_Datatype *out)
+{
+    std::lock_guard<std::mutex> g(vi_mutex);
+    for (const auto &e : vi_types)
+        if (e.value == value && e.index == index) { *out = e.pair; return MPI_SUCCESS; }
+    if (vi_types.empty()) {  // the first one: arrange for the release at MPI_Finalize
+        int keyval = MPI_KEYVAL_INVALID;
+        int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, vi_release, &keyval, nullptr);
+        if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    const MPI_Aint disp = (v->size + i->align - 1) / i->align * i->align;
+    const MPI_Aint align = v->align > i->align ? v->align : i->align;
+    const MPI_Aint extent = (disp + i->size + align - 1) / align * align;
+    int blocks[2] = {1, 1};
+    MPI_Aint disps[2] = {0, disp};
+    MPI_Datatype members[2] = {to_native(reinterpret_cast<abi_Datatype>(value)),
+                               to_native(reinterpret_cast<abi_Datatype>(index))};
+    MPI_Datatype s = MPI_DATATYPE_NULL, t = MPI_DATATYPE_NULL;
+    int rc = MPI_Type_create_struct(2, blocks, disps, members, &s);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = MPI_Type_create_resized(s, 0, extent, &t);
+    MPI_Type_free(&s);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) return rc;
+    if (vi_types.empty()) {  // does the native get_contents return this handle, or a copy?
+        MPI_Datatype c = MPI_DATATYPE_NULL, back = MPI_DATATYPE_NULL;
+        int one = 0;
+        if (MPI_Type_contiguous(1, t, &c) == MPI_SUCCESS) {
+            if (MPI_Type_get_contents(c, 1, 0, 1, &one, nullptr, &back) == MPI_SUCCESS) {
+                vi_contents_copies = back != t;
+                MPI_Type_free(&back);
+            }
+            MPI_Type_free(&c);
+        }
+    }
+    vi_types.push_back({t, value, index, v, i, disp, extent});
+    vi_any.store(true, std::memory_order_release);
+    *out = t;
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+// Called by the generated reductions for their op: MAXLOC/MINLOC over a value-index type
+// becomes the native user operation that implements them; everything else is converted.
+MPI_Op c_op_in(abi_Op op, abi_Datatype datatype)
+{
+    const uintptr_t o = reinterpret_cast<uintptr_t>(op);
+    if ((o != ABI_MAXLOC && o != ABI_MINLOC) || !vi_find(to_native(datatype))) return to_native(op);
+    std::lock_guard<std::mutex> g(vi_mutex);
+    MPI_Op &n = vi_ops[o == ABI_MAXLOC ? 0 : 1];
+    if (n == MPI_OP_NULL && MPI_Op_create(o == ABI_MAXLOC ? &vi_loc<true> : &vi_loc<false>, 1, &n) != MPI_SUCCESS)
+        return to_native(op);  // the native MPI reports MAXLOC on a struct itself
+    return n;
+}
+
+}  // namespace anympi::backend
+
+ANYMPI_MANUAL(MPI_Type_get_value_index, emulated, "named pairs as they are; other pairs built once as the C struct {value; index} (see manual.cpp)")
+{
+    if (!pair_type) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_value_index: pair_type is NULL");
+    if (reinterpret_cast<uintptr_t>(value_type) == ABI_DATATYPE_NULL || reinterpret_cast<uintptr_t>(index_type) == ABI_DATATYPE_NULL)
+        return raise_error(errh_self(), ABI_ERR_TYPE, "MPI_Type_get_value_index: value_type or index_type is MPI_DATATYPE_NULL");
+    const uintptr_t v = reinterpret_cast<uintptr_t>(value_type), i = reinterpret_cast<uintptr_t>(index_type);
+    for (const auto &p : named_pairs)
+        if (p.value == v && p.index == i) { *pair_type = reinterpret_cast<abi_Datatype>(p.pair); return 0; }
+    const pair_member *vm = member_of(value_type), *im = member_of(index_type);
+    if (!vm || !im || !im->integer) {  // no such predefined pair: the standard's answer
+        *pair_type = reinterpret_cast<abi_Datatype>(ABI_DATATYPE_NULL);
+        return 0;
+    }
+    MPI_Datatype n = MPI_DATATYPE_NULL;
+    int rc = vi_make(vm, im, v, i, &n);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    *pair_type = to_abi<abi_Datatype>(n);
+    return 0;
+}
+
+ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_index answer MPI_COMBINER_VALUE_INDEX")
+{
+    MPI_Datatype t = to_native(datatype);
+    if (vi_find(t)) {
+        if (!num_integers || !num_addresses || !num_datatypes || !combiner)
+            return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope: an output argument is NULL");
+        *num_integers = *num_addresses = 0;
+        *num_datatypes = 2;
+        *combiner = ABI_COMBINER_VALUE_INDEX;
+        return 0;
+    }
+    return err_out(MPI_Type_get_envelope(t, num_integers, num_addresses, num_datatypes, c_cout<cat::combiner>(combiner)));
+}
+
+ANYMPI_MANUAL(MPI_Type_get_envelope_c, fallback, "value-index types answer MPI_COMBINER_VALUE_INDEX; through MPI_Type_get_envelope where the _c form is missing")
+{
+#if ANYMPI_HAVE_MPI_Type_get_envelope_c
+    MPI_Datatype t = to_native(datatype);
+    if (!vi_find(t))
+        return err_out(MPI_Type_get_envelope_c(t, c_i64p(num_integers), c_i64p(num_addresses), c_i64p(num_large_counts),
+                                               c_i64p(num_datatypes), c_cout<cat::combiner>(combiner)));
+#endif
+    if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes || !combiner)
+        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope_c: an output argument is NULL");
+    int ni = 0, na = 0, nd = 0;
+    int rc = abi_MPI_Type_get_envelope(datatype, &ni, &na, &nd, combiner);
+    if (rc != 0) return rc;
+    *num_integers = ni;
+    *num_addresses = na;
+    *num_large_counts = 0;  // the int form's contents have none
+    *num_datatypes = nd;
+    return 0;
+}
+
+namespace {
+// A value-index type's contents: its value and index types (predefined: nothing to free).
+int vi_contents(const value_index_type &e, long long max_datatypes, abi_Datatype *types, const char *fn)
+{
+    if (max_datatypes < 2 || !types) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: a value-index type has 2 datatypes; max_datatypes is %lld%s", fn,
+                      max_datatypes, types ? "" : " or array_of_datatypes is NULL");
+        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+    }
+    types[0] = reinterpret_cast<abi_Datatype>(e.value);
+    types[1] = reinterpret_cast<abi_Datatype>(e.index);
+    return 0;
+}
+// Is `n` a copy of a value-index type?  Open MPI 4.1's get_contents returns a duplicate
+// of every derived type it returns (not the handle the type was built from), so a
+// value-index type comes back as resized(struct({value at 0, index at d})) of its layout.
+bool vi_copy_of(MPI_Datatype n, value_index_type *out)
+{
+    int ni, na, nd, comb;
+    if (MPI_Type_get_envelope(n, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb != MPI_COMBINER_RESIZED || ni != 0 ||
+        na != 2 || nd != 1)
+        return false;
+    MPI_Aint bounds[2];
+    MPI_Datatype s = MPI_DATATYPE_NULL;
+    if (MPI_Type_get_contents(n, 0, 2, 1, nullptr, bounds, &s) != MPI_SUCCESS) return false;
+    int ints[3] = {0, 0, 0};
+    MPI_Aint disps[2] = {-1, -1};
+    MPI_Datatype members[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+    bool ok = MPI_Type_get_envelope(s, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_STRUCT &&
+              ni == 3 && na == 2 && nd == 2 &&
+              MPI_Type_get_contents(s, 3, 2, 2, ints, disps, members) == MPI_SUCCESS;
+    MPI_Type_free(&s);  // derived: a reference (or copy) of our own
+    if (!ok || ints[0] != 2 || ints[1] != 1 || ints[2] != 1 || disps[0] != 0 || bounds[0] != 0) return false;
+    std::lock_guard<std::mutex> g(vi_mutex);
+    for (const auto &e : vi_types)
+        if (e.extent == bounds[1] && e.index_disp == disps[1] &&
+            members[0] == to_native(reinterpret_cast<abi_Datatype>(e.value)) &&
+            members[1] == to_native(reinterpret_cast<abi_Datatype>(e.index))) {
+            *out = e;
+            return true;
+        }
+    return false;
+}
+
+// A value-index type is predefined: the caller of get_contents never frees it, so the
+// reference the native get_contents added to it is dropped again, and a native copy of
+// it (Open MPI) is replaced by the type itself.
+void vi_fix_returned(abi_Datatype *types, long long n)
+{
+    if (!types || !vi_any.load(std::memory_order_acquire)) return;
+    for (long long k = 0; k < n; ++k) {
+        MPI_Datatype t = to_native(types[k]);
+        value_index_type e;
+        if (vi_find(t) || (vi_contents_copies && vi_copy_of(t, &e))) {
+            native_scope s_;
+            if (!vi_find(t)) types[k] = to_abi<abi_Datatype>(e.pair);
+            MPI_Type_free(&t);
+        }
+    }
+}
+}  // namespace
+
+ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray integers; value-index types answer their two datatypes")
+{
+    MPI_Datatype t = to_native(datatype);
+    value_index_type e;
+    if (vi_find(t, &e)) return vi_contents(e, max_datatypes, array_of_datatypes, "MPI_Type_get_contents");
+    int ni, na, nd, comb;
+    int rc = MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    rc = MPI_Type_get_contents(t, max_integers, max_addresses, max_datatypes, array_of_integers,
+                               c_i64p(array_of_addresses), c_harr_out(array_of_datatypes, max_datatypes));
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    if (array_of_integers) contents_ints_out(comb, array_of_integers, ni, max_integers);
+    vi_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);
+    return 0;
+}
+
+ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; through it (no large counts) where the _c form is missing")
+{
+    MPI_Datatype t = to_native(datatype);
+    value_index_type e;
+    if (vi_find(t, &e)) return vi_contents(e, max_datatypes, array_of_datatypes, "MPI_Type_get_contents_c");
+#if ANYMPI_HAVE_MPI_Type_get_contents_c
+    MPI_Count ni, na, nc, nd;
+    int comb;
+    int rc = MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    rc = MPI_Type_get_contents_c(t, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers,
+                                 c_i64p(array_of_addresses), c_i64p(array_of_large_counts),
+                                 c_harr_out(array_of_datatypes, max_datatypes));
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    if (array_of_integers)
+        contents_ints_out(comb, array_of_integers, int(ni), max_integers > INT_MAX ? INT_MAX : int(max_integers));
+    vi_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);
+    return 0;
+#else
+    (void)max_large_counts;
+    (void)array_of_large_counts;  // the int form never has large counts
+    auto clamp = [](MPI_Count m) { return m < 0 ? 0 : m > INT_MAX ? INT_MAX : int(m); };
+    return abi_MPI_Type_get_contents(datatype, clamp(max_integers), clamp(max_addresses), clamp(max_datatypes),
+                                     array_of_integers, array_of_addresses, array_of_datatypes);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type is predefined: freeing it is refused like freeing MPI_FLOAT_INT")
+{
+    if (datatype && vi_find(to_native(*datatype)))
+        return raise_error(errh_self(), ABI_ERR_TYPE,
+                           "MPI_Type_free: the datatype is a predefined value-index type (from MPI_Type_get_value_index), which cannot be freed");
+    native_scope s_;  // Open MPI's ROMIO may free attributes it cached on the type
+    return err_out(MPI_Type_free(c_hio(datatype)));
 }

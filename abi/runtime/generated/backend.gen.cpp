@@ -8,6 +8,9 @@
 
 using namespace anympi::backend;
 
+// The op of a reduction, seen with its datatype (manual.cpp: value-index types).
+namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }
+
 // hand-written in manual.cpp
 ANYMPI_SIG_MPI_Abi_get_info;
 ANYMPI_SIG_MPI_Alltoallw;
@@ -65,11 +68,13 @@ ANYMPI_SIG_MPI_Status_set_source;
 ANYMPI_SIG_MPI_Status_set_tag;
 ANYMPI_SIG_MPI_Testsome;
 ANYMPI_SIG_MPI_Type_create_keyval;
+ANYMPI_SIG_MPI_Type_free;
 ANYMPI_SIG_MPI_Type_get_attr;
 ANYMPI_SIG_MPI_Type_get_contents;
-#if ANYMPI_HAVE_MPI_Type_get_contents_c
 ANYMPI_SIG_MPI_Type_get_contents_c;
-#endif
+ANYMPI_SIG_MPI_Type_get_envelope;
+ANYMPI_SIG_MPI_Type_get_envelope_c;
+ANYMPI_SIG_MPI_Type_get_value_index;
 ANYMPI_SIG_MPI_Waitsome;
 ANYMPI_SIG_MPI_Win_create_errhandler;
 ANYMPI_SIG_MPI_Win_create_keyval;
@@ -151,23 +156,23 @@ ANYMPI_FWD(MPI_Allgatherv_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c
 ANYMPI_UNSUPPORTED_OUT(MPI_Allgatherv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Alloc_mem, (size, c_hin(info), baseptr))
-ANYMPI_FWD(MPI_Allreduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Allreduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Allreduce_c
-ANYMPI_FWD(MPI_Allreduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Allreduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Allreduce
-ANYMPI_NARROW(MPI_Allreduce_c, MPI_Allreduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_NARROW(MPI_Allreduce_c, MPI_Allreduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Allreduce_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Allreduce_init
-ANYMPI_FWD(MPI_Allreduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Allreduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allreduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Allreduce_init_c
-ANYMPI_FWD(MPI_Allreduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Allreduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Allreduce_init
-ANYMPI_NARROW(MPI_Allreduce_init_c, MPI_Allreduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW(MPI_Allreduce_init_c, MPI_Allreduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allreduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -331,23 +336,23 @@ ANYMPI_FWD(MPI_Dist_graph_neighbors_count, (c_hin(comm), indegree, outdegree, we
 ANYMPI_FWD(MPI_Errhandler_free, (c_hio(errhandler)))
 ANYMPI_FWD(MPI_Error_class, (c_errc_in(errorcode), c_errc_out(errorclass)))
 ANYMPI_FWD(MPI_Error_string, (c_errc_in(errorcode), string, resultlen))
-ANYMPI_FWD(MPI_Exscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Exscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Exscan_c
-ANYMPI_FWD(MPI_Exscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Exscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Exscan
-ANYMPI_NARROW(MPI_Exscan_c, MPI_Exscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_NARROW(MPI_Exscan_c, MPI_Exscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Exscan_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Exscan_init
-ANYMPI_FWD(MPI_Exscan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Exscan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Exscan_init_c
-ANYMPI_FWD(MPI_Exscan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Exscan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Exscan_init
-ANYMPI_NARROW(MPI_Exscan_init_c, MPI_Exscan_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW(MPI_Exscan_init_c, MPI_Exscan_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -721,11 +726,11 @@ ANYMPI_FWD(MPI_Iallgatherv_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iallgatherv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Iallreduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Iallreduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iallreduce_c
-ANYMPI_FWD(MPI_Iallreduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Iallreduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
-ANYMPI_NARROW(MPI_Iallreduce_c, MPI_Iallreduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW(MPI_Iallreduce_c, MPI_Iallreduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iallreduce_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -761,11 +766,11 @@ ANYMPI_NARROW(MPI_Ibsend_c, MPI_Ibsend, errh_of(comm), c_fits_int(count), (c_buf
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ibsend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Iexscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Iexscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iexscan_c
-ANYMPI_FWD(MPI_Iexscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Iexscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iexscan
-ANYMPI_NARROW(MPI_Iexscan_c, MPI_Iexscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW(MPI_Iexscan_c, MPI_Iexscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iexscan_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -847,25 +852,25 @@ ANYMPI_NARROW(MPI_Irecv_c, MPI_Irecv, errh_of(comm), c_fits_int(count), (c_buf(b
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Irecv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Ireduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Ireduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ireduce_c
-ANYMPI_FWD(MPI_Ireduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Ireduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_NARROW(MPI_Ireduce_c, MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW(MPI_Ireduce_c, MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Ireduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Ireduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ireduce_scatter_c
-ANYMPI_FWD(MPI_Ireduce_scatter_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Ireduce_scatter_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_scatter_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Ireduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Ireduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
-ANYMPI_FWD(MPI_Ireduce_scatter_block_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Ireduce_scatter_block_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block
-ANYMPI_NARROW(MPI_Ireduce_scatter_block_c, MPI_Ireduce_scatter_block, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW(MPI_Ireduce_scatter_block_c, MPI_Ireduce_scatter_block, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_scatter_block_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -878,11 +883,11 @@ ANYMPI_NARROW(MPI_Irsend_c, MPI_Irsend, errh_of(comm), c_fits_int(count), (c_buf
 ANYMPI_UNSUPPORTED_OUT(MPI_Irsend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Is_thread_main, (flag))
-ANYMPI_FWD(MPI_Iscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Iscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iscan_c
-ANYMPI_FWD(MPI_Iscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Iscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iscan
-ANYMPI_NARROW(MPI_Iscan_c, MPI_Iscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW(MPI_Iscan_c, MPI_Iscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iscan_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1143,67 +1148,67 @@ ANYMPI_NARROW(MPI_Recv_init_c, MPI_Recv_init, errh_of(comm), c_fits_int(count), 
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Recv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Reduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD(MPI_Reduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Reduce_c
-ANYMPI_FWD(MPI_Reduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD(MPI_Reduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Reduce
-ANYMPI_NARROW(MPI_Reduce_c, MPI_Reduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm)))
+ANYMPI_NARROW(MPI_Reduce_c, MPI_Reduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init
-ANYMPI_FWD(MPI_Reduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init_c
-ANYMPI_FWD(MPI_Reduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Reduce_init
-ANYMPI_NARROW(MPI_Reduce_init_c, MPI_Reduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW(MPI_Reduce_init_c, MPI_Reduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Reduce_local, (c_buf(inbuf), c_buf(inoutbuf), count, c_hin(datatype), c_hin(op)))
+ANYMPI_FWD(MPI_Reduce_local, (c_buf(inbuf), c_buf(inoutbuf), count, c_hin(datatype), c_op_in(op, datatype)))
 #if ANYMPI_HAVE_MPI_Reduce_local_c
-ANYMPI_FWD(MPI_Reduce_local_c, (c_buf(inbuf), c_buf(inoutbuf), count, c_hin(datatype), c_hin(op)))
+ANYMPI_FWD(MPI_Reduce_local_c, (c_buf(inbuf), c_buf(inoutbuf), count, c_hin(datatype), c_op_in(op, datatype)))
 #elif ANYMPI_HAVE_MPI_Reduce_local
-ANYMPI_NARROW(MPI_Reduce_local_c, MPI_Reduce_local, errh_self(), c_fits_int(count), (c_buf(inbuf), c_buf(inoutbuf), int(count), c_hin(datatype), c_hin(op)))
+ANYMPI_NARROW(MPI_Reduce_local_c, MPI_Reduce_local, errh_self(), c_fits_int(count), (c_buf(inbuf), c_buf(inoutbuf), int(count), c_hin(datatype), c_op_in(op, datatype)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_local_c, errh_self(), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Reduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Reduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Reduce_scatter_c
-ANYMPI_FWD(MPI_Reduce_scatter_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Reduce_scatter_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_scatter_c, errh_of(comm), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Reduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Reduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_c
-ANYMPI_FWD(MPI_Reduce_scatter_block_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Reduce_scatter_block_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Reduce_scatter_block
-ANYMPI_NARROW(MPI_Reduce_scatter_block_c, MPI_Reduce_scatter_block, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_NARROW(MPI_Reduce_scatter_block_c, MPI_Reduce_scatter_block, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_scatter_block_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_init
-ANYMPI_FWD(MPI_Reduce_scatter_block_init, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_scatter_block_init, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_block_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_init_c
-ANYMPI_FWD(MPI_Reduce_scatter_block_init_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_scatter_block_init_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Reduce_scatter_block_init
-ANYMPI_NARROW(MPI_Reduce_scatter_block_init_c, MPI_Reduce_scatter_block_init, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW(MPI_Reduce_scatter_block_init_c, MPI_Reduce_scatter_block_init, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_block_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_init
-ANYMPI_FWD(MPI_Reduce_scatter_init, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_scatter_init, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_init_c
-ANYMPI_FWD(MPI_Reduce_scatter_init_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_scatter_init_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1257,23 +1262,23 @@ ANYMPI_NARROW(MPI_Rsend_init_c, MPI_Rsend_init, errh_of(comm), c_fits_int(count)
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Rsend_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Scan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Scan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Scan_c
-ANYMPI_FWD(MPI_Scan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_FWD(MPI_Scan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Scan
-ANYMPI_NARROW(MPI_Scan_c, MPI_Scan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm)))
+ANYMPI_NARROW(MPI_Scan_c, MPI_Scan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Scan_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Scan_init
-ANYMPI_FWD(MPI_Scan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Scan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Scan_init_c
-ANYMPI_FWD(MPI_Scan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Scan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Scan_init
-ANYMPI_NARROW(MPI_Scan_init_c, MPI_Scan_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_hin(op), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW(MPI_Scan_init_c, MPI_Scan_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1494,17 +1499,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_subarray_c, errh_self(), "not provided by
 #endif
 ANYMPI_FWD_NATIVE_SCOPE(MPI_Type_delete_attr, (c_hin(datatype), c_kv_in(type_keyval)))
 ANYMPI_FWD(MPI_Type_dup, (c_hin(oldtype), c_hout(newtype)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Type_free, (c_hio(datatype)))
 ANYMPI_FWD(MPI_Type_free_keyval, (c_kv_io(type_keyval)))
-#if !ANYMPI_HAVE_MPI_Type_get_contents_c
-ANYMPI_UNSUPPORTED(MPI_Type_get_contents_c, errh_self(), "not provided by this MPI")
-#endif
-ANYMPI_FWD(MPI_Type_get_envelope, (c_hin(datatype), num_integers, num_addresses, num_datatypes, c_cout<cat::combiner>(combiner)))
-#if ANYMPI_HAVE_MPI_Type_get_envelope_c
-ANYMPI_FWD(MPI_Type_get_envelope_c, (c_hin(datatype), c_i64p(num_integers), c_i64p(num_addresses), c_i64p(num_large_counts), c_i64p(num_datatypes), c_cout<cat::combiner>(combiner)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Type_get_envelope_c, errh_self(), "not provided by this MPI")
-#endif
 ANYMPI_FWD(MPI_Type_get_extent, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
 #if ANYMPI_HAVE_MPI_Type_get_extent_c
 ANYMPI_FWD(MPI_Type_get_extent_c, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
@@ -1520,7 +1515,6 @@ ANYMPI_FWD(MPI_Type_get_true_extent_c, (c_hin(datatype), c_i64p(true_lb), c_i64p
 ANYMPI_UNSUPPORTED(MPI_Type_get_true_extent_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Type_get_true_extent_x, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
-ANYMPI_UNSUPPORTED(MPI_Type_get_value_index, errh_self(), "MPI-5.0: the value-index types cannot be built faithfully on the MPI underneath")
 ANYMPI_FWD(MPI_Type_indexed, (count, c_mut(array_of_blocklengths), c_mut(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_indexed_c
 ANYMPI_FWD(MPI_Type_indexed_c, (count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))

@@ -228,6 +228,25 @@ public:
         const int r = in_int(e, e.ints[0], "r");
         return made(e, "MPI_Type_create_f90_integer", [&](MPI_Datatype* t) { return MPI_Type_create_f90_integer(r, t); });
       }
+      case constructor::value_index: {
+#if ANYMPI_TYPES_HAVE_VALUE_INDEX
+        auto value = build(e.children.at(0));
+        auto index = build(e.children.at(1));
+        auto pair = made(e, "MPI_Type_get_value_index", [&](MPI_Datatype* t) {
+          return MPI_Type_get_value_index(value.get(), index.get(), t);
+        });
+        // The standard's answer when the MPI has no pair type for these two.
+        if (pair.get() == MPI_DATATYPE_NULL)
+          throw expression_error(e.offset, "MPI_Type_get_value_index has no pair type for (" + to_string(e.children[0]) +
+                                               ", " + to_string(e.children[1]) +
+                                               "): the value must be a predefined C type MPI_MAXLOC orders, the index "
+                                               "a predefined integer type");
+        return pair;
+#else
+        throw expression_error(e.offset, "value_index needs MPI_Type_get_value_index (MPI-4.1); this mpi.h is MPI " +
+                                             std::to_string(MPI_VERSION) + "." + std::to_string(MPI_SUBVERSION));
+#endif
+      }
     }
     throw expression_error(e.offset, "unknown constructor");
   }

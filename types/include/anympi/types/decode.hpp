@@ -18,6 +18,14 @@
 
 #include <anympi/types/layout.hpp>
 
+// MPI_Type_get_value_index and MPI_COMBINER_VALUE_INDEX are MPI-4.1; an mpi.h may spell
+// combiners as an enum, so the version says whether they exist.
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+#define ANYMPI_TYPES_HAVE_VALUE_INDEX 1
+#else
+#define ANYMPI_TYPES_HAVE_VALUE_INDEX 0
+#endif
+
 namespace anympi::types {
 
 // An MPI call failed: the code, the call, and MPI's own words.
@@ -350,10 +358,15 @@ inline int combiner_of(MPI_Datatype t) {
 }
 
 // Handles get_contents returns are new references to derived types; predefined ones
-// (named, and the f90 ones, which the standard also calls predefined) must not be freed.
+// (named, and the f90 and value-index ones, which the standard also calls predefined)
+// must not be freed.
 inline bool is_predefined(int combiner) {
   return combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL ||
-         combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER;
+         combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER
+#if ANYMPI_TYPES_HAVE_VALUE_INDEX
+         || combiner == MPI_COMBINER_VALUE_INDEX
+#endif
+      ;
 }
 
 class contents_handles {
@@ -503,6 +516,10 @@ inline type_node decode(MPI_Datatype t, int depth) {
   } else if (combiner == MPI_COMBINER_F90_INTEGER) {
     n.kind = constructor::f90_integer;
     n.ints = {I(0)};
+#if ANYMPI_TYPES_HAVE_VALUE_INDEX
+  } else if (combiner == MPI_COMBINER_VALUE_INDEX) {
+    n.kind = constructor::value_index;  // children: the value type, the index type
+#endif
   } else {
     // MPI-1 Fortran combiners (*_INTEGER) left the standard in MPI-3; and a combiner from a
     // newer standard than this code knows is better reported than guessed.

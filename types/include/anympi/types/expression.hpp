@@ -18,6 +18,7 @@
 //              | 'resized' '(' type ',' [ 'lb' '=' ] INT ',' [ 'extent' '=' ] INT ')'
 //              | 'dup' '(' type ')'
 //              | 'f90_real' '(' INT ',' INT ')' | 'f90_complex' '(' INT ',' INT ')' | 'f90_integer' '(' INT ')'
+//              | 'value_index' '(' type ',' type ')'             -- MPI_Type_get_value_index(value, index)
 //   field     := primary [ '*' INT ] '@' INT              -- blocklength, displacement in bytes
 //   list      := '[' [ INT { ',' INT } ] ']'
 //   dlist     := '[' DIST { ',' DIST } ']'   DIST  := block | cyclic | none
@@ -65,7 +66,7 @@ inline std::string format_error(std::string_view text, const expression_error& e
 
 enum class constructor {
   basic, contiguous, vector, hvector, indexed, hindexed, indexed_block, hindexed_block,
-  struct_, subarray, darray, resized, dup, f90_real, f90_complex, f90_integer
+  struct_, subarray, darray, resized, dup, f90_real, f90_complex, f90_integer, value_index
 };
 
 enum class distribution { none, block, cyclic };
@@ -84,7 +85,8 @@ enum class array_order { c, fortran };
 //   darray           ints {size, rank}, lists {gsizes, distribs, dargs, psizes}, order
 //   resized          ints {lb, extent}
 //   f90_real/complex ints {p, r};  f90_integer ints {r}
-// Every kind but basic, f90_* and struct_ has exactly one child: the old type.
+//   value_index      children {value type, index type}
+// Every kind but basic, f90_*, struct_ and value_index has exactly one child: the old type.
 struct type_expr {
   constructor kind = constructor::basic;
   std::size_t offset = 0;  // where it starts in the text, for errors found later
@@ -295,7 +297,8 @@ private:
     if (!at('(')) {
       static constexpr std::string_view ctors[] = {
           "contiguous", "vector", "hvector", "indexed", "hindexed", "indexed_block", "hindexed_block",
-          "struct", "subarray", "darray", "resized", "dup", "f90_real", "f90_complex", "f90_integer"};
+          "struct", "subarray", "darray", "resized", "dup", "f90_real", "f90_complex", "f90_integer",
+          "value_index"};
       for (auto c : ctors)
         if (word == c) fail(pos_, "expected '(' after " + word + ", found " + describe_here());
       t.kind = constructor::basic;
@@ -412,6 +415,11 @@ private:
     } else if (word == "f90_integer") {
       t.kind = constructor::f90_integer;
       t.ints.push_back(parse_int("a range r"));
+    } else if (word == "value_index") {
+      t.kind = constructor::value_index;
+      oldtype();
+      comma("the index type");
+      oldtype();
     } else {
       fail(start, "unknown constructor '" + word + "'");
     }
@@ -478,6 +486,8 @@ inline std::string to_string(const type_expr& t) {
     case constructor::f90_real: return "f90_real(" + std::to_string(t.ints[0]) + ", " + std::to_string(t.ints[1]) + ")";
     case constructor::f90_complex: return "f90_complex(" + std::to_string(t.ints[0]) + ", " + std::to_string(t.ints[1]) + ")";
     case constructor::f90_integer: return "f90_integer(" + std::to_string(t.ints[0]) + ")";
+    case constructor::value_index:
+      return "value_index(" + child() + ", " + (t.children.size() > 1 ? to_string(t.children[1]) : std::string("?")) + ")";
   }
   return "?";
 }

@@ -164,6 +164,7 @@ inline std::int64_t entry_count(const type_node& n) {
     case constructor::f90_real:
     case constructor::f90_complex:
     case constructor::f90_integer: return 1;
+    case constructor::value_index: return sat_add(child(), entry_count(n.children.at(1)));
     case constructor::dup:
     case constructor::resized: return child();
     case constructor::contiguous: return sat_mul(n.ints[0], child());
@@ -211,6 +212,12 @@ public:
       case constructor::f90_real:
       case constructor::f90_complex:
       case constructor::f90_integer: out.push_back({intern(f90_basic(n)), 0}); break;
+      case constructor::value_index:
+        // The value at 0 and the index where the C struct {value; index} puts it, which is
+        // where the pair's true extent ends less the index's own.
+        place(child_map(0), 0);
+        place(child_map(1), n.b.true_ub() - n.children.at(1).b.true_ub());
+        break;
       case constructor::dup:
       case constructor::resized: out = child_map(); break;
       case constructor::contiguous: {

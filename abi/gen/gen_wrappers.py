@@ -435,6 +435,11 @@ def narrow_line(f, byname, cls):
     that lacks the _c form; None when the difference is more than scalar counts."""
     if not f.name.endswith("_c") or cls.get(f.name, ("",))[0] != "generated":
         return None
+    # An MPI-3 _x twin with the same parameters serves the full MPI_Count range; through the
+    # int form an output past int would come back as MPI_UNDEFINED.
+    x = byname.get(f.name[:-2] + "_x")
+    if x is not None and [(base(p.ctype), p.array) for p in x.params] == [(base(p.ctype), p.array) for p in f.params]:
+        return x.name, "its MPI-3 form, MPI_Count-wide", f"ANYMPI_NARROW({f.name}, {x.name}, {first_errh_object(f)}, true, {cls[f.name][1]})"
     b = byname.get(f.name[:-2])
     if b is None or len(b.params) != len(f.params):
         return None
@@ -457,8 +462,8 @@ def narrow_line(f, byname, cls):
     del args
     if not checks:
         checks = ["true"]
-    return (f'ANYMPI_NARROW({f.name}, {b.name}, {first_errh_object(f)}, {" && ".join(checks)}, '
-            f'({", ".join(conv)}))')
+    return b.name, "counts must fit in int", (f'ANYMPI_NARROW({f.name}, {b.name}, {first_errh_object(f)}, {" && ".join(checks)}, '
+                                              f'({", ".join(conv)}))')
 
 
 def classify(funcs, manual):
@@ -533,8 +538,9 @@ def gen_backend(funcs, cls, haves, narrow):
             if f.name in haves[0][1] and f.name in haves[1][1]:
                 L.append(line)
             elif narrow.get(f.name):
-                L += [f"#if ANYMPI_HAVE_{f.name}", line, f"#elif ANYMPI_HAVE_{f.name[:-2]}",
-                      narrow[f.name], "#else", unsup, "#endif"]
+                via, _, narrowed = narrow[f.name]
+                L += [f"#if ANYMPI_HAVE_{f.name}", line, f"#elif ANYMPI_HAVE_{via}",
+                      narrowed, "#else", unsup, "#endif"]
             else:
                 L += [f"#if ANYMPI_HAVE_{f.name}", line, "#else", unsup, "#endif"]
         elif how[0] in ("unsupported", "front"):
@@ -603,8 +609,8 @@ def gen_coverage(funcs, cls, haves, narrow):
             if how[0] == "generated":
                 st = "forwarded" if f.name in nf else "unsupported"
                 why = "" if f.name in nf else f"not in {mpi}"
-                if f.name not in nf and narrow.get(f.name) and f.name[:-2] in nf:
-                    st, why = "emulated", f"{mpi}: through {f.name[:-2]}, counts must fit in int"
+                if f.name not in nf and narrow.get(f.name) and narrow[f.name][0] in nf:
+                    st, why = "emulated", f"through {narrow[f.name][0]}, {narrow[f.name][1]}"
             elif how[0] == "manual":
                 if how[1] == "forwarded" and f.name not in nf:
                     st, why = "unsupported", f"not in {mpi}"

@@ -396,6 +396,43 @@ static void test_on_the_wire(void)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) MPI_OK(MPI_Type_free(all[i]));
 }
 
+/* A type of more than 2 GiB: its size and extents do not fit in int, so MPI_Type_size gives
+ * MPI_UNDEFINED while the large-count queries must give the exact values (over the ABI on an
+ * MPI without the _c forms they come from its MPI-3 _x functions). */
+static void test_large_queries(void)
+{
+    const MPI_Count n = (MPI_Count)200 * (3 << 20);
+    MPI_Datatype block, big;
+    MPI_OK(MPI_Type_contiguous(3 << 20, MPI_DOUBLE, &block));
+    MPI_OK(MPI_Type_contiguous(200, block, &big));
+    int small = 0;
+    MPI_OK(MPI_Type_size(big, &small));
+    CHECK_EQ(small, MPI_UNDEFINED);
+    MPI_Count sz = 0, lb = -1, ext = 0, tlb = -1, text = 0;
+    MPI_OK(MPI_Type_size_x(big, &sz));
+    CHECK(sz == n * 8);
+#if MPI_VERSION >= 4
+    sz = 0;
+    MPI_OK(MPI_Type_size_c(big, &sz));
+    CHECK(sz == n * 8);
+    MPI_OK(MPI_Type_get_extent_c(big, &lb, &ext));
+    CHECK(lb == 0 && ext == n * 8);
+    MPI_OK(MPI_Type_get_true_extent_c(big, &tlb, &text));
+    CHECK(tlb == 0 && text == n * 8);
+    MPI_Status st;
+#ifdef MPI_ABI_VERSION /* MPICH 4.0.2 declares MPI_Status_set_elements_c but does not define it */
+    MPI_OK(MPI_Status_set_elements_c(&st, MPI_DOUBLE, n));
+#else
+    MPI_OK(MPI_Status_set_elements_x(&st, MPI_DOUBLE, n));
+#endif
+    MPI_Count got = 0;
+    MPI_OK(MPI_Get_elements_c(&st, MPI_DOUBLE, &got));
+    CHECK(got == n);
+#endif
+    MPI_OK(MPI_Type_free(&big));
+    MPI_OK(MPI_Type_free(&block));
+}
+
 int main(int argc, char **argv)
 {
     check_init(&argc, &argv, "datatype");
@@ -406,5 +443,6 @@ int main(int argc, char **argv)
     test_names();
     test_pack();
     test_on_the_wire();
+    test_large_queries();
     return check_finish();
 }

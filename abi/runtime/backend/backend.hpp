@@ -481,7 +481,8 @@ template <class A> A null_of()
         ::anympi::backend::raise_error(obj, ABI_ERR_UNSUPPORTED_OPERATION, #name ": " reason);     \
         return ::anympi::backend::null_of<A>();                                                    \
     }
-// A large-count function through its int form, for an MPI without the _c one.
+// A large-count function for an MPI without the _c one: through its int form (counts checked)
+// or its MPI-3 _x twin (same parameters, nothing to check).
 #define ANYMPI_NARROW(name, base, obj, fits, args)                                                \
     ANYMPI_SIG_##name                                                                              \
     {                                                                                              \

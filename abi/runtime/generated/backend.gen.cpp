@@ -683,8 +683,8 @@ ANYMPI_UNSUPPORTED(MPI_Get_count_c, errh_self(), "not provided by this MPI")
 ANYMPI_FWD(MPI_Get_elements, (c_st_in(status), c_hin(datatype), count))
 #if ANYMPI_HAVE_MPI_Get_elements_c
 ANYMPI_FWD(MPI_Get_elements_c, (c_st_in(status), c_hin(datatype), c_i64p(count)))
-#elif ANYMPI_HAVE_MPI_Get_elements
-ANYMPI_NARROW(MPI_Get_elements_c, MPI_Get_elements, errh_self(), true, (c_st_in(status), c_hin(datatype), c_widen_out(count)))
+#elif ANYMPI_HAVE_MPI_Get_elements_x
+ANYMPI_NARROW(MPI_Get_elements_c, MPI_Get_elements_x, errh_self(), true, (c_st_in(status), c_hin(datatype), c_i64p(count)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Get_elements_c, errh_self(), "not provided by this MPI")
 #endif
@@ -1426,8 +1426,8 @@ ANYMPI_FWD(MPI_Status_set_cancelled, (c_st_io(status), flag))
 ANYMPI_FWD(MPI_Status_set_elements, (c_st_io(status), c_hin(datatype), count))
 #if ANYMPI_HAVE_MPI_Status_set_elements_c
 ANYMPI_FWD(MPI_Status_set_elements_c, (c_st_io(status), c_hin(datatype), count))
-#elif ANYMPI_HAVE_MPI_Status_set_elements
-ANYMPI_NARROW(MPI_Status_set_elements_c, MPI_Status_set_elements, errh_self(), c_fits_int(count), (c_st_io(status), c_hin(datatype), int(count)))
+#elif ANYMPI_HAVE_MPI_Status_set_elements_x
+ANYMPI_NARROW(MPI_Status_set_elements_c, MPI_Status_set_elements_x, errh_self(), true, (c_st_io(status), c_hin(datatype), count))
 #else
 ANYMPI_UNSUPPORTED(MPI_Status_set_elements_c, errh_self(), "not provided by this MPI")
 #endif
@@ -1503,6 +1503,8 @@ ANYMPI_FWD(MPI_Type_free_keyval, (c_kv_io(type_keyval)))
 ANYMPI_FWD(MPI_Type_get_extent, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
 #if ANYMPI_HAVE_MPI_Type_get_extent_c
 ANYMPI_FWD(MPI_Type_get_extent_c, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
+#elif ANYMPI_HAVE_MPI_Type_get_extent_x
+ANYMPI_NARROW(MPI_Type_get_extent_c, MPI_Type_get_extent_x, errh_self(), true, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Type_get_extent_c, errh_self(), "not provided by this MPI")
 #endif
@@ -1511,6 +1513,8 @@ ANYMPI_FWD(MPI_Type_get_name, (c_hin(datatype), type_name, resultlen))
 ANYMPI_FWD(MPI_Type_get_true_extent, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
 #if ANYMPI_HAVE_MPI_Type_get_true_extent_c
 ANYMPI_FWD(MPI_Type_get_true_extent_c, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
+#elif ANYMPI_HAVE_MPI_Type_get_true_extent_x
+ANYMPI_NARROW(MPI_Type_get_true_extent_c, MPI_Type_get_true_extent_x, errh_self(), true, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Type_get_true_extent_c, errh_self(), "not provided by this MPI")
 #endif
@@ -1527,8 +1531,8 @@ ANYMPI_FWD(MPI_Type_set_name, (c_hin(datatype), type_name))
 ANYMPI_FWD(MPI_Type_size, (c_hin(datatype), size))
 #if ANYMPI_HAVE_MPI_Type_size_c
 ANYMPI_FWD(MPI_Type_size_c, (c_hin(datatype), c_i64p(size)))
-#elif ANYMPI_HAVE_MPI_Type_size
-ANYMPI_NARROW(MPI_Type_size_c, MPI_Type_size, errh_self(), true, (c_hin(datatype), c_widen_out(size)))
+#elif ANYMPI_HAVE_MPI_Type_size_x
+ANYMPI_NARROW(MPI_Type_size_c, MPI_Type_size_x, errh_self(), true, (c_hin(datatype), c_i64p(size)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Type_size_c, errh_self(), "not provided by this MPI")
 #endif

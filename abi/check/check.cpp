@@ -14,7 +14,10 @@
 // created) that carries the message's signature: a hash of its basic-type sequence, its length
 // and the first runs in words. The receiver fetches it from status.MPI_SOURCE/MPI_TAG once its
 // receive completed and compares. Collectives first allgather every rank's (send, receive)
-// signatures on the shadow communicator and check the pairs the operation moves data between.
+// signatures on the shadow communicator and check the pairs the operation moves data between;
+// the v/w and neighbourhood ones move one compact record per block with a collective of their
+// own pattern; nonblocking and persistent ones start that exchange and compare at completion;
+// one-sided calls are compared at the origin (docs/check.md).
 #include <mpi.h>
 
 #include <anympi/types/decode.hpp>
@@ -165,18 +168,47 @@ struct wire {
 
 static_assert(sizeof(wire) == 376, "docs/check.md gives the shadow message's size");
 
-wire make_wire(std::int64_t count, MPI_Datatype t) {
-  wire w{};
+// A block's signature without the words: what the v/w and neighbourhood collectives move
+// per peer (the words travel only for the one offending pair).
+struct crec {
+  std::uint32_t flags = w_none;
+  std::int32_t rank = -1, idx = 0, pad = 0;  // the sender and its block index
+  std::uint64_t hash = 0;
+  std::int64_t elements = 0, bytes = 0;
+};
+static_assert(sizeof(crec) == 40, "docs/check.md gives the compact record's size");
+
+crec compact(std::int64_t count, MPI_Datatype t, int rank = -1, int idx = 0) {
+  crec r;
+  r.rank = rank, r.idx = idx;
   auto s = sig_of(t);
   if (!s->known) {
-    w.flags = w_unknown;
-    return w;
+    r.flags = w_unknown;
+    return r;
   }
-  w.flags = w_valid | (s->packed ? std::uint32_t{w_packed} : 0u);
+  r.flags = w_valid | (s->packed ? std::uint32_t{w_packed} : 0u);
   const seg all = power(s->inst, count);
-  w.hash = all.h;
-  w.elements = all.len;
-  w.bytes = at::detail::sat_mul(s->bytes, count);
+  r.hash = all.h;
+  r.elements = all.len;
+  r.bytes = at::detail::sat_mul(s->bytes, count);
+  return r;
+}
+// Equal signatures, as a collective needs them (MPI_PACKED: equal bytes).
+bool same(const crec& a, const crec& b) {
+  if ((a.flags | b.flags) & (w_unknown | w_none)) return true;
+  if ((a.flags | b.flags) & w_packed) return a.bytes == b.bytes;
+  return a.elements == b.elements && a.hash == b.hash;
+}
+
+wire make_wire(std::int64_t count, MPI_Datatype t) {
+  wire w{};
+  const crec h = compact(count, t);
+  w.flags = h.flags;
+  if (h.flags & w_unknown) return w;
+  auto s = sig_of(t);
+  w.hash = h.hash;
+  w.elements = h.elements;
+  w.bytes = h.bytes;
   w.count = count;
   w.nruns = static_cast<std::int32_t>(s->one.runs.size());
   for (int i = 0; i < w.nruns && i < k_wire_runs; ++i) {
@@ -295,15 +327,21 @@ int recv_shadow(const char* fn, MPI_Comm c, std::int64_t count, MPI_Datatype t, 
                    "): " + why);
 }
 
+// Nonblocking and persistent collectives: the shadow exchange started with them (below).
+struct nb_coll;
+int finish_coll(nb_coll& k, bool report);
+bool coll_ready(nb_coll& k);
+
 // Nonblocking and persistent requests the checker must follow to their completion.
 struct req_info {
-  enum kind_t { recv, psend, precv } kind = recv;
+  enum kind_t { recv, psend, precv, pprecv, coll, pcoll } kind = recv;  // pprecv: partitioned
   const char* fn = "";
   MPI_Comm comm = MPI_COMM_NULL;
   std::int64_t count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  int peer = 0, tag = 0;  // persistent sends
+  int peer = 0, tag = 0;  // persistent sends, partitioned receives; receives: the posted source
   std::uint64_t seq = 0;  // posting order
+  std::shared_ptr<nb_coll> nb;  // coll, pcoll: the signature exchange
 };
 std::unordered_map<MPI_Request, req_info> g_reqs;
 std::unordered_map<MPI_Message, MPI_Comm> g_msgs;  // matched probes: the message's communicator
@@ -331,7 +369,19 @@ void untrack(MPI_Request r) {
 // A request completed with st (its handle was `was`): check it, forget it unless persistent.
 int completed(MPI_Request was, const req_info& i, const MPI_Status& st, bool ok = true) {
   if (i.kind == req_info::psend) return MPI_SUCCESS;
+  if (i.nb) {
+    if (i.kind == req_info::coll) untrack(was);
+    return finish_coll(*i.nb, ok);
+  }
+  if (i.kind == req_info::pprecv) {  // its peer and tag are fixed at the init
+    MPI_Status ps = st;
+    ps.MPI_SOURCE = i.peer, ps.MPI_TAG = i.tag;
+    return recv_shadow(i.fn, i.comm, i.count, i.type, ps, ok);
+  }
   if (i.kind == req_info::recv) untrack(was);
+  // from MPI_PROC_NULL nothing came (MPICH 4.0 leaves such a status' MPI_SOURCE unset in the
+  // multiple completions)
+  if (i.peer == MPI_PROC_NULL) return MPI_SUCCESS;
   return recv_shadow(i.fn, i.comm, i.count, i.type, st, ok);
 }
 
@@ -367,7 +417,7 @@ int isend_common(const char* fn, const void* b, C n, MPI_Datatype t, int dest, i
   RETURN_IF(p2p_args(fn, n, t, dest, tag, c, false));
   int rc = reinterpret_cast<isend_fn<C>>(g_next[Ix])(b, n, t, dest, tag, c, r);
   if (rc != MPI_SUCCESS) return rc;
-  if (persistent) track(*r, {req_info::psend, fn, c, static_cast<std::int64_t>(n), t, dest, tag, 0});
+  if (persistent) track(*r, {req_info::psend, fn, c, static_cast<std::int64_t>(n), t, dest, tag, 0, nullptr});
   else send_shadow(c, n, t, dest, tag);
   return rc;
 }
@@ -391,7 +441,7 @@ int irecv_common(const char* fn, void* b, C n, MPI_Datatype t, int src, int tag,
   RETURN_IF(p2p_args(fn, n, t, src, tag, c, true));
   int rc = reinterpret_cast<irecv_fn<C>>(g_next[Ix])(b, n, t, src, tag, c, r);
   if (rc == MPI_SUCCESS && g_signatures)
-    track(*r, {persistent ? req_info::precv : req_info::recv, fn, c, static_cast<std::int64_t>(n), t, 0, 0, 0});
+    track(*r, {persistent ? req_info::precv : req_info::recv, fn, c, static_cast<std::int64_t>(n), t, src, 0, 0, nullptr});
   return rc;
 }
 
@@ -553,7 +603,7 @@ int imrecv_common(const char* fn, void* b, C n, MPI_Datatype t, MPI_Message* m, 
   using F = int (*)(void*, C, MPI_Datatype, MPI_Message*, MPI_Request*);
   int rc = reinterpret_cast<F>(g_next[Ix])(b, n, t, m, r);
   if (rc == MPI_SUCCESS && c != MPI_COMM_NULL && g_signatures)
-    track(*r, {req_info::recv, fn, c, static_cast<std::int64_t>(n), t, 0, 0, 0});
+    track(*r, {req_info::recv, fn, c, static_cast<std::int64_t>(n), t, 0, 0, 0, nullptr});
   return rc;
 }
 int w_MPI_Imrecv(void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Request* r) {
@@ -580,10 +630,18 @@ int w_MPI_Startall(int n, MPI_Request rs[]) {
     for (int i = 0; i < n; ++i) started(rs[i]);
   return rc;
 }
+std::vector<std::shared_ptr<nb_coll>> g_orphans;  // exchanges of freed collective requests
 int w_MPI_Request_free(MPI_Request* r) {
   MPI_Request was = *r;
+  req_info i;
+  const bool known = lookup(was, i);
   int rc = NX(MPI_Request_free)(r);
-  if (rc == MPI_SUCCESS) untrack(was);
+  if (rc != MPI_SUCCESS) return rc;
+  untrack(was);
+  if (known && i.nb && !coll_ready(*i.nb)) {  // its exchange goes on: keep the buffers
+    std::lock_guard<std::recursive_mutex> l(g_mu);
+    g_orphans.push_back(i.nb);
+  }
   return rc;
 }
 
@@ -603,6 +661,10 @@ int w_MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
   req_info i;
   const MPI_Request was = *r;
   if (!lookup(was, i)) return NX(MPI_Test)(r, flag, st);
+  if (i.nb && !coll_ready(*i.nb)) {  // the collective completes once its signatures are here
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   MPI_Status local;
   MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
   s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
@@ -616,13 +678,32 @@ int w_MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
 struct snapshot {
   std::vector<MPI_Request> was;
   std::vector<req_info> info;
-  std::vector<char> tracked;
-  bool any = false;
-  snapshot(int n, const MPI_Request* rs) : was(rs, rs + std::max(n, 0)), info(was.size()), tracked(was.size()) {
+  std::vector<char> tracked, held;
+  std::vector<MPI_Request> pass_copy;
+  bool any = false, held_any = false;
+  snapshot(int n, const MPI_Request* rs, bool testing = false)
+      : was(rs, rs + std::max(n, 0)), info(was.size()), tracked(was.size()), held(was.size()) {
     std::lock_guard<std::recursive_mutex> l(g_mu);
     if (g_reqs.empty()) return;
     for (std::size_t k = 0; k < was.size(); ++k)
-      if (lookup(was[k], info[k])) tracked[k] = 1, any = true;
+      if (lookup(was[k], info[k])) {
+        tracked[k] = 1, any = true;
+        // a test must not complete a collective whose signatures are still on their way
+        if (testing && info[k].nb && !coll_ready(*info[k].nb)) held[k] = 1, held_any = true;
+      }
+  }
+  // The requests a test may complete: the held ones hidden as MPI_REQUEST_NULL.
+  MPI_Request* pass(MPI_Request* rs) {
+    if (!held_any) return rs;
+    pass_copy = was;
+    for (std::size_t k = 0; k < was.size(); ++k)
+      if (held[k]) pass_copy[k] = MPI_REQUEST_NULL;
+    return pass_copy.data();
+  }
+  void put_back(MPI_Request* rs) {
+    if (!held_any) return;
+    for (std::size_t k = 0; k < was.size(); ++k)
+      if (!held[k]) rs[k] = pass_copy[k];
   }
   // Check the completed indices in posting order: matching pairs from one source and tag
   // then meet their shadows in the order they were sent.
@@ -662,8 +743,12 @@ int w_MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
   return e == MPI_SUCCESS ? MPI_SUCCESS : (sts == MPI_STATUSES_IGNORE ? e : MPI_ERR_IN_STATUS);
 }
 int w_MPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status sts[]) {
-  snapshot s(n, rs);
+  snapshot s(n, rs, true);
   if (!s.any) return NX(MPI_Testall)(n, rs, flag, sts);
+  if (s.held_any) {  // not all complete yet
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
   std::vector<MPI_Status> local(sts == MPI_STATUSES_IGNORE ? n : 0);
   MPI_Status* use = sts == MPI_STATUSES_IGNORE ? local.data() : sts;
   int rc = NX(MPI_Testall)(n, rs, flag, use);
@@ -688,11 +773,13 @@ int w_MPI_Waitany(int n, MPI_Request rs[], int* index, MPI_Status* st) {
   return rc != MPI_SUCCESS ? rc : e;
 }
 int w_MPI_Testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* st) {
-  snapshot s(n, rs);
+  snapshot s(n, rs, true);
   if (!s.any) return NX(MPI_Testany)(n, rs, index, flag, st);
   MPI_Status local;
   MPI_Status* use = st == MPI_STATUS_IGNORE ? &local : st;
-  int rc = NX(MPI_Testany)(n, rs, index, flag, use);
+  int rc = NX(MPI_Testany)(n, s.pass(rs), index, flag, use);
+  s.put_back(rs);
+  if (s.held_any && *flag && *index == MPI_UNDEFINED) *flag = 0;  // only held ones are active
   if (!*flag || *index == MPI_UNDEFINED || *index < 0) return rc;
   use->MPI_ERROR = MPI_SUCCESS;
   int e = s.finish({*index}, use, true, MPI_STATUSES_IGNORE);
@@ -700,12 +787,14 @@ int w_MPI_Testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* st
 }
 template <int Ix>
 int some_common(int n, MPI_Request rs[], int* outcount, int idx[], MPI_Status sts[]) {
-  snapshot s(n, rs);
+  snapshot s(n, rs, Ix == ANYMPI_IX_MPI_Testsome);
   using F = int (*)(int, MPI_Request*, int*, int*, MPI_Status*);
   if (!s.any) return reinterpret_cast<F>(g_next[Ix])(n, rs, outcount, idx, sts);
   std::vector<MPI_Status> local(sts == MPI_STATUSES_IGNORE ? n : 0);
   MPI_Status* use = sts == MPI_STATUSES_IGNORE ? local.data() : sts;
-  int rc = reinterpret_cast<F>(g_next[Ix])(n, rs, outcount, idx, use);
+  int rc = reinterpret_cast<F>(g_next[Ix])(n, s.pass(rs), outcount, idx, use);
+  s.put_back(rs);
+  if (s.held_any && *outcount == MPI_UNDEFINED) *outcount = 0;  // only held ones are active
   if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount == MPI_UNDEFINED || *outcount <= 0) return rc;
   if (rc == MPI_SUCCESS)
     for (int k = 0; k < *outcount; ++k) use[k].MPI_ERROR = MPI_SUCCESS;
@@ -728,16 +817,26 @@ int w_MPI_Testsome(int n, MPI_Request rs[], int* oc, int idx[], MPI_Status sts[]
 struct coll_sides {
   wire send, recv;
 };
-enum class rule { root_sends, root_receives, all_equal, all_to_all };
+// root_equal: a reduction to a root (on an intercommunicator: one group's ranks to the root).
+enum class rule { root_sends, root_receives, all_equal, root_equal, all_to_all };
+
+int inter_check(const char* fn, MPI_Comm c, const comm_state& s, int root, rule how, wire send, wire recv);
+int coll_verdict(const char* fn, MPI_Comm c, const comm_state& s, int root, rule how, const std::vector<coll_sides>& all);
 
 int coll_check(const char* fn, MPI_Comm c, int root, rule how, const wire& send, const wire& recv) {
   if (!g_signatures) return MPI_SUCCESS;
   const comm_state s = state_of(c);
-  if (s.shadow == MPI_COMM_NULL || s.inter) return MPI_SUCCESS;  // intercommunicators: not checked
+  if (s.shadow == MPI_COMM_NULL) return MPI_SUCCESS;
+  if (s.inter) return inter_check(fn, c, s, root, how, send, recv);
   std::vector<coll_sides> all(static_cast<std::size_t>(s.size));
   coll_sides mine{send, recv};
   if (NX(MPI_Allgather)(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, s.shadow) != MPI_SUCCESS)
     return MPI_SUCCESS;
+  return coll_verdict(fn, c, s, root, how, all);
+}
+
+// Every rank's (send, receive) is in `all`: every rank finds the same first offending pair.
+int coll_verdict(const char* fn, MPI_Comm c, const comm_state& s, int root, rule how, const std::vector<coll_sides>& all) {
   int from = -1, to = -1;
   std::string why;
   auto pair = [&](int i, int j) {  // rank i's send against rank j's receive
@@ -754,6 +853,7 @@ int coll_check(const char* fn, MPI_Comm c, int root, rule how, const wire& send,
       for (int i = 0; i < n; ++i) pair(i, root);
       break;
     case rule::all_equal:  // send and receive are the same (count, datatype) on every rank
+    case rule::root_equal:
       for (int j = 0; j < n; ++j) pair(root, j);
       break;
     case rule::all_to_all:  // i.send == 0.recv for all i and 0.send == j.recv for all j
@@ -763,7 +863,7 @@ int coll_check(const char* fn, MPI_Comm c, int root, rule how, const wire& send,
   }
   if (why.empty()) return MPI_SUCCESS;
   std::string msg;
-  if (how == rule::all_equal)
+  if (how == rule::all_equal || how == rule::root_equal)
     msg = std::string(fn) + " on " + comm_words(c) + ": rank " + std::to_string(from) + " passes " + words(all[from].send) +
           ", rank " + std::to_string(to) + " passes " + words(all[to].recv) + ": " + why;
   else
@@ -801,7 +901,7 @@ int reduce_common(const char* fn, const void* sb, void* rb, C n, MPI_Datatype t,
   RETURN_IF(check_count(fn, n, c));
   if (!state_of(c).inter) RETURN_IF(check_rank(fn, "root", root, c, false, true));
   const wire w = g_signatures ? make_wire(n, t) : wire{};
-  RETURN_IF(coll_check(fn, c, root, rule::all_equal, w, w));
+  RETURN_IF(coll_check(fn, c, root, rule::root_equal, w, w));
   using F = int (*)(const void*, void*, C, MPI_Datatype, MPI_Op, int, MPI_Comm);
   return reinterpret_cast<F>(g_next[Ix])(sb, rb, n, t, op, root, c);
 }
@@ -856,7 +956,7 @@ int rooted_common(const char* fn, bool gather, const void* sb, C sn, MPI_Datatyp
   const bool send_used = gather ? true : at_root, recv_used = gather ? at_root : true;
   if (!s.inter && g_args) RETURN_IF(check_rank(fn, "root", root, c, false, true));
   RETURN_IF(moves_args(fn, sb, sn, st, rb, rn, rt, c, send_used, recv_used));
-  if (g_signatures && !s.inter) {
+  if (g_signatures) {  // an intercommunicator's sides are sorted out by inter_check
     wire ws = send_used && sb != MPI_IN_PLACE ? make_wire(sn, st) : none_wire();
     wire wr = recv_used && rb != MPI_IN_PLACE ? make_wire(rn, rt) : none_wire();
     RETURN_IF(coll_check(fn, c, root, gather ? rule::root_receives : rule::root_sends, ws, wr));
@@ -896,6 +996,616 @@ ROOTED(MPI_Scatter, false)
 ALLMOVE(MPI_Allgather)
 ALLMOVE(MPI_Alltoall)
 
+// ---- intercommunicators: the shadow is an intercommunicator too. Each rank gets the other
+// group's (send, receive) pairs by one allgather and checks the pairs it is part of (its send
+// against every remote receive, every remote send against its receive); two allreduces of a
+// flag let both groups agree that somebody found a mismatch.
+// Rooted: who takes part follows root (MPI_ROOT, MPI_PROC_NULL in the root's group).
+coll_sides inter_sides(int root, rule how, const wire& send, const wire& recv) {
+  coll_sides x{send, recv};
+  if (how == rule::all_equal || how == rule::all_to_all) return x;
+  const bool sends = how == rule::root_sends;  // the root's group sends
+  if (root == MPI_PROC_NULL) x.send = x.recv = none_wire();
+  else if (root == MPI_ROOT) (sends ? x.recv : x.send) = none_wire();
+  else (sends ? x.send : x.recv) = none_wire();
+  return x;
+}
+// The first pair this rank is part of that does not match ("" when none); `receiver`: it is
+// the receiving side of that pair (which prints the report).
+std::string inter_find(const char* fn, MPI_Comm c, const comm_state& s, const coll_sides& mine,
+                       const std::vector<coll_sides>& remote, bool& receiver) {
+  const wire &send = mine.send, &recv = mine.recv;
+  std::string why, msg;
+  const std::string head = std::string(fn) + " on " + comm_words(c) + ", an intercommunicator: ";
+  receiver = false;
+  for (int j = 0; j < s.remote_size && why.empty(); ++j) {
+    if (!(why = mismatch(send, remote[j].recv, true)).empty())
+      msg = head + "rank " + std::to_string(s.rank) + " of this group sends " + words(send) + ", rank " +
+            std::to_string(j) + " of the other group receives " + words(remote[j].recv) + ": " + why;
+    else if (!(why = mismatch(remote[j].send, recv, true)).empty())
+      msg = head + "rank " + std::to_string(j) + " of the other group sends " + words(remote[j].send) + ", rank " +
+            std::to_string(s.rank) + " of this group receives " + words(recv) + ": " + why, receiver = true;
+  }
+  return msg;
+}
+// Whether any rank of either group found a mismatch: an allreduce on an intercommunicator
+// gives each group the other's result, so the second round gives everybody's.
+bool inter_agree(const comm_state& s, bool found) {
+  int flag = found ? 1 : 0, theirs = 0, any = 0;
+  NX(MPI_Allreduce)(&flag, &theirs, 1, MPI_INT, MPI_MAX, s.shadow);
+  int both = flag | theirs;
+  NX(MPI_Allreduce)(&both, &any, 1, MPI_INT, MPI_MAX, s.shadow);
+  return any != 0;
+}
+int inter_check(const char* fn, MPI_Comm c, const comm_state& s, int root, rule how, wire send, wire recv) {
+  std::vector<coll_sides> remote(static_cast<std::size_t>(s.remote_size));
+  coll_sides mine = inter_sides(root, how, send, recv);
+  if (NX(MPI_Allgather)(&mine, sizeof mine, MPI_BYTE, remote.data(), sizeof mine, MPI_BYTE, s.shadow) != MPI_SUCCESS)
+    return MPI_SUCCESS;
+  bool receiver = false;
+  std::string msg = inter_find(fn, c, s, mine, remote, receiver);
+  const std::string head = std::string(fn) + " on " + comm_words(c) + ", an intercommunicator: ";
+  if (!inter_agree(s, !msg.empty())) return MPI_SUCCESS;
+  if (msg.empty()) msg = head + "a signature mismatch between the groups (reported by the ranks concerned)";
+  return raise(c, MPI_ERR_TYPE, msg, receiver);
+}
+
+// ------------------------------------------------------------------------------------------
+// Collectives whose blocks differ per peer (v/w and neighbourhood collectives). Each block's
+// signature travels as a compact record (crec) with a collective of the operation's own
+// pattern on the shadow, so a rank handles O(P) records; the receiver of each block compares;
+// one allreduce agrees on the first offending pair (every rank raises the same error, none
+// starts the operation), and only that pair's signatures travel in words.
+
+// One side of a collective: block k (for peer k) is count(k) x type(k); `used` is false where
+// the side moves nothing (MPI_IN_PLACE, a non-root's receive...).
+struct side {
+  bool used = false;
+  std::int64_t count1 = 0;
+  MPI_Datatype type1 = MPI_DATATYPE_NULL;
+  const int* counts = nullptr;
+  const MPI_Count* counts_c = nullptr;
+  const MPI_Datatype* types = nullptr;
+  std::int64_t count(int k) const { return counts ? counts[k] : counts_c ? counts_c[k] : count1; }
+  MPI_Datatype type(int k) const { return types ? types[k] : type1; }
+  crec rec(int k, int rank, int idx) const {
+    if (!used) return crec{w_none, rank, idx};
+    return compact(count(k), type(k), rank, idx);
+  }
+  wire full(int k) const { return used ? make_wire(count(k), type(k)) : none_wire(); }
+};
+side unused() { return {}; }
+side one_block(std::int64_t n, MPI_Datatype t) { return {true, n, t}; }
+template <class C>
+side per_peer(const C* n, MPI_Datatype t, const MPI_Datatype* ts = nullptr) {
+  side s{true, 0, t};
+  if constexpr (sizeof(C) == sizeof(int)) s.counts = reinterpret_cast<const int*>(n);
+  else s.counts_c = reinterpret_cast<const MPI_Count*>(n);
+  s.types = ts;
+  return s;
+}
+
+// The operation's pattern: who sends a block to whom.
+enum class moves { gather, scatter, allgather, alltoall, nb_allgather, nb_alltoall };
+bool neighbourhood(moves m) { return m == moves::nb_allgather || m == moves::nb_alltoall; }
+
+// In- and out-degree of a communicator with a topology (the shadow, a dup, has the same one).
+bool degrees(MPI_Comm c, int& in, int& out) {
+  int topo = MPI_UNDEFINED;
+  if (NX(MPI_Topo_test)(c, &topo) != MPI_SUCCESS) return false;
+  if (topo == MPI_CART) {
+    int nd = 0;
+    NX(MPI_Cartdim_get)(c, &nd);
+    in = out = 2 * nd;
+    return true;
+  }
+  if (topo == MPI_GRAPH) {
+    int r = 0;
+    NX(MPI_Comm_rank)(c, &r);
+    NX(MPI_Graph_neighbors_count)(c, r, &in);
+    out = in;
+    return true;
+  }
+  if (topo == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    NX(MPI_Dist_graph_neighbors_count)(c, &in, &out, &weighted);
+    return true;
+  }
+  return false;
+}
+
+// The records this rank sends (out) and the slots for those it receives (in, n_in of them),
+// for pattern `how`; make(k) is the record of the send block k.
+// The root of a rooted collective (an intercommunicator's root passes MPI_ROOT).
+bool is_root(const comm_state& s, int root) { return s.inter ? root == MPI_ROOT : s.rank == root; }
+
+template <class R, class Make>
+int shape(moves how, const comm_state& s, int root, MPI_Comm c, std::vector<R>& out, std::vector<R>& in, Make make) {
+  int n_in = 0, n_out = 0, indeg = 0, outdeg = 0;
+  if (neighbourhood(how) && !degrees(c, indeg, outdeg)) return -1;
+  const bool at_root = is_root(s, root);
+  const int P = s.inter ? s.remote_size : s.size;  // an intercommunicator's peers: the other group
+  switch (how) {
+    case moves::gather: n_out = 1, n_in = at_root ? P : 0; break;
+    case moves::scatter: n_out = at_root ? P : 0, n_in = 1; break;
+    case moves::allgather: n_out = 1, n_in = P; break;
+    case moves::alltoall: n_out = n_in = P; break;
+    case moves::nb_allgather: n_out = 1, n_in = indeg; break;
+    case moves::nb_alltoall: n_out = outdeg, n_in = indeg; break;
+  }
+  if (s.inter && root == MPI_PROC_NULL && (how == moves::gather || how == moves::scatter)) n_out = n_in = 0;
+  out.assign(static_cast<std::size_t>(std::max(n_out, 1)), R{});
+  for (int k = 0; k < n_out; ++k) out[k] = make(k);
+  in.assign(static_cast<std::size_t>(std::max(n_in, 1)), R{});
+  return n_in;
+}
+
+// The exchange itself, on the shadow: blocking (req == nullptr) or started (nonblocking).
+template <class R>
+int exchange(moves how, MPI_Comm sh, int root, std::vector<R>& out, std::vector<R>& in, MPI_Request* req) {
+  const int b = static_cast<int>(sizeof(R));
+  void* o = out.data();
+  void* i = in.data();
+#define XCHG(IX, X, ...) \
+  return req ? NX(IX)(o, b, MPI_BYTE, i, b, MPI_BYTE, __VA_ARGS__, req) : NX(X)(o, b, MPI_BYTE, i, b, MPI_BYTE, __VA_ARGS__)
+  switch (how) {
+    case moves::gather: XCHG(MPI_Igather, MPI_Gather, root, sh);
+    case moves::scatter: XCHG(MPI_Iscatter, MPI_Scatter, root, sh);
+    case moves::allgather: XCHG(MPI_Iallgather, MPI_Allgather, sh);
+    case moves::alltoall: XCHG(MPI_Ialltoall, MPI_Alltoall, sh);
+    case moves::nb_allgather: XCHG(MPI_Ineighbor_allgather, MPI_Neighbor_allgather, sh);
+    case moves::nb_alltoall: XCHG(MPI_Ineighbor_alltoall, MPI_Neighbor_alltoall, sh);
+  }
+#undef XCHG
+  return MPI_ERR_INTERN;
+}
+
+// `inter`: from is a rank of the other group, to one of this group.
+std::string pair_words(const char* fn, MPI_Comm c, moves how, int root, int from, const wire& ws, int to, const wire& wr,
+                       const std::string& why, bool inter = false) {
+  const bool rooted = how == moves::gather || how == moves::scatter;
+  const std::string where = inter ? ", an intercommunicator" : rooted ? " (root " + std::to_string(root) + ")" : "";
+  return std::string(fn) + " on " + comm_words(c) + where + ": rank " + std::to_string(from) +
+         (inter ? " of the other group" : "") + " sends " + words(ws) + " to rank " + std::to_string(to) +
+         (inter ? " of this group" : "") + ", which receives " + words(wr) + ": " + why;
+}
+
+struct frec {  // a block's full record with its sender: nonblocking and intercommunicator exchanges
+  std::int32_t rank = -1, idx = 0;
+  wire w = none_wire();
+};
+
+// Full records received (in[0..n_in)) against this rank's receive blocks: the first
+// offending block in words, "" when none.
+template <class Mine>
+std::string blocks_find(const char* fn, MPI_Comm c, const comm_state& s, moves how, int root, const std::vector<frec>& in,
+                        int n_in, Mine mine) {
+  for (int i = 0; i < n_in; ++i) {
+    if (in[i].rank < 0) continue;  // MPI_PROC_NULL neighbour, or nothing sent
+    const wire my = mine(i);
+    std::string why = mismatch(in[i].w, my, true);
+    if (!why.empty()) return pair_words(fn, c, how, root, in[i].rank, in[i].w, s.rank, my, why, s.inter);
+  }
+  return "";
+}
+
+// The first offending pair, as one number every rank can minimize: (to, from, the sender's
+// block index); the largest value means none.
+constexpr int k_idx_bits = 20;
+constexpr std::int64_t k_no_pair = INT64_MAX;
+std::int64_t pair_key(int to, int from, int idx, int P) {
+  return ((static_cast<std::int64_t>(to) * P + from) << k_idx_bits) | std::min(idx, (1 << k_idx_bits) - 1);
+}
+
+// Blocking: exchange, compare, agree; on a mismatch every rank raises the same error.
+int blocks_check(const char* fn, MPI_Comm c, moves how, int root, const side& snd, const side& rcv) {
+  if (!g_signatures) return MPI_SUCCESS;
+  const comm_state s = state_of(c);
+  if (s.shadow == MPI_COMM_NULL) return MPI_SUCCESS;
+  if (s.inter) {  // the other group's blocks, in full: the receivers know the words; two rounds agree
+    std::vector<frec> out, in;
+    const int n_in = shape(how, s, root, c, out, in, [&](int k) { return frec{s.rank, k, snd.full(k)}; });
+    if (n_in < 0 || exchange<frec>(how, s.shadow, root, out, in, nullptr) != MPI_SUCCESS) return MPI_SUCCESS;
+    std::string msg = blocks_find(fn, c, s, how, root, in, rcv.used ? n_in : 0, [&](int k) { return rcv.full(k); });
+    if (!inter_agree(s, !msg.empty())) return MPI_SUCCESS;
+    const bool mine = !msg.empty();
+    if (!mine) msg = std::string(fn) + " on " + comm_words(c) + ", an intercommunicator: a signature mismatch between the groups (reported by the receiving rank)";
+    return raise(c, MPI_ERR_TYPE, msg, mine);
+  }
+  std::vector<crec> out, in;
+  const int n_in = shape(how, s, root, c, out, in, [&](int k) { return snd.rec(k, s.rank, k); });
+  if (n_in < 0 || exchange<crec>(how, s.shadow, root, out, in, nullptr) != MPI_SUCCESS) return MPI_SUCCESS;
+  std::int64_t key = k_no_pair;
+  int my_k = -1;
+  for (int k = 0; k < n_in && rcv.used; ++k) {
+    if (in[k].rank < 0 || same(in[k], rcv.rec(k, s.rank, k))) continue;  // rank < 0: MPI_PROC_NULL neighbour
+    const std::int64_t x = pair_key(s.rank, in[k].rank, in[k].idx, s.size);
+    if (x < key) key = x, my_k = k;
+  }
+  std::int64_t first = key;
+  if (NX(MPI_Allreduce)(&key, &first, 1, MPI_INT64_T, MPI_MIN, s.shadow) != MPI_SUCCESS || first == k_no_pair)
+    return MPI_SUCCESS;
+  const int idx = static_cast<int>(first & ((1 << k_idx_bits) - 1));
+  const int to = static_cast<int>((first >> k_idx_bits) / s.size), from = static_cast<int>((first >> k_idx_bits) % s.size);
+  // only the offending pair's signatures travel in words
+  wire ws = s.rank == from ? snd.full(idx) : wire{}, wr = s.rank == to ? rcv.full(my_k) : wire{};
+  NX(MPI_Bcast)(&ws, sizeof ws, MPI_BYTE, from, s.shadow);
+  NX(MPI_Bcast)(&wr, sizeof wr, MPI_BYTE, to, s.shadow);
+  std::string why = mismatch(ws, wr, true);
+  if (why.empty()) why = "the signatures differ";
+  return raise(c, MPI_ERR_TYPE, pair_words(fn, c, how, root, from, ws, to, wr, why), s.rank == to);
+}
+
+// MPI_Reduce_scatter: the same datatype and the same recvcounts on every rank. The signature
+// of the whole contribution (sum of recvcounts x datatype) goes by coll_check; the counts
+// themselves by a hash, and on a difference both arrays are compared.
+template <class C>
+int counts_check(const char* fn, MPI_Comm c, const C* rc) {
+  if (!g_signatures) return MPI_SUCCESS;
+  const comm_state s = state_of(c);
+  if (s.shadow == MPI_COMM_NULL || s.inter) return MPI_SUCCESS;
+  std::vector<std::int64_t> mine(rc, rc + s.size);
+  std::uint64_t h = 1469598103934665603ULL;
+  for (auto v : mine) h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(s.size));
+  if (NX(MPI_Allgather)(&h, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, s.shadow) != MPI_SUCCESS) return MPI_SUCCESS;
+  int j = 1;
+  while (j < s.size && all[j] == all[0]) ++j;
+  if (j == s.size) return MPI_SUCCESS;
+  std::vector<std::int64_t> a = mine, b = mine;
+  NX(MPI_Bcast)(a.data(), s.size, MPI_INT64_T, 0, s.shadow);
+  NX(MPI_Bcast)(b.data(), s.size, MPI_INT64_T, j, s.shadow);
+  int k = 0;
+  while (k < s.size - 1 && a[k] == b[k]) ++k;
+  return raise(c, MPI_ERR_TYPE,
+               std::string(fn) + " on " + comm_words(c) + ": rank 0 passes recvcounts[" + std::to_string(k) +
+                   "] = " + std::to_string(a[k]) + ", rank " + std::to_string(j) + " passes recvcounts[" +
+                   std::to_string(k) + "] = " + std::to_string(b[k]) + ": recvcounts must be equal on every rank",
+               s.rank == j);
+}
+
+// ------------------------------------------------------------------------------------------
+// Nonblocking and persistent collectives. The call cannot block (a rank may post the
+// collective, then send to a rank that posts it only after receiving), so the exchange is
+// started nonblockingly on the shadow with the full records (the words travel: there is no
+// second round), kept with the user's request, and compared when that request completes.
+// Nonblocking collectives on one communicator are started in the same order everywhere, so
+// the shadow exchanges match. The receiver of an offending block reports it (uniform
+// collectives: every rank, as the blocking ones do). A test does not complete the user's
+// request before the exchange is in (a test may always say "not yet").
+
+struct nb_coll {
+  const char* fn = "";
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Request req = MPI_REQUEST_NULL;  // the shadow exchange
+  bool uniform = false, ready = false, checked = false;
+  int root = 0;
+  rule how_u = rule::all_equal;        // uniform collectives: allgathered (send, receive)
+  coll_sides mine_u;
+  std::vector<coll_sides> all_u;
+  moves how_b = moves::gather;         // per-block collectives
+  std::vector<frec> out, in;
+  std::vector<wire> mine;              // this rank's receive blocks
+  int n_in = 0;
+};
+
+bool coll_ready(nb_coll& k) {
+  if (k.ready) return true;
+  int done = 0;
+  NX(MPI_Test)(&k.req, &done, MPI_STATUS_IGNORE);
+  return k.ready = done != 0;
+}
+
+int finish_coll(nb_coll& k, bool report) {
+  if (!k.ready) NX(MPI_Wait)(&k.req, MPI_STATUS_IGNORE), k.ready = true;
+  if (k.checked || !report) return MPI_SUCCESS;
+  k.checked = true;  // a persistent collective is checked at its first completion
+  {
+    // freed before the completion (allowed): its handle names nothing to report on
+    std::lock_guard<std::recursive_mutex> l(g_mu);
+    if (!g_comms.count(k.comm)) return MPI_SUCCESS;
+  }
+  const comm_state s = state_of(k.comm);
+  if (k.uniform && s.inter) {  // only the ranks concerned know; no agreement without blocking
+    bool receiver = false;
+    const std::string msg = inter_find(k.fn, k.comm, s, k.mine_u, k.all_u, receiver);
+    return msg.empty() ? MPI_SUCCESS : raise(k.comm, MPI_ERR_TYPE, msg, receiver);
+  }
+  if (k.uniform) return coll_verdict(k.fn, k.comm, s, k.root, k.how_u, k.all_u);
+  const std::string msg = blocks_find(k.fn, k.comm, s, k.how_b, k.root, k.in, k.n_in, [&](int i) { return k.mine[i]; });
+  return msg.empty() ? MPI_SUCCESS : raise(k.comm, MPI_ERR_TYPE, msg);
+}
+
+void follow(MPI_Request r, std::shared_ptr<nb_coll> k, bool persistent, const char* fn, MPI_Comm c) {
+  req_info i;
+  i.kind = persistent ? req_info::pcoll : req_info::coll;
+  i.fn = fn, i.comm = c, i.nb = std::move(k);
+  track(r, i);
+}
+
+// Start the exchange of a per-block collective whose user request is r.
+void start_blocks(const char* fn, MPI_Comm c, moves how, int root, const side& snd, const side& rcv, MPI_Request r,
+                  bool persistent) {
+  const comm_state s = state_of(c);
+  if (s.shadow == MPI_COMM_NULL || r == MPI_REQUEST_NULL) return;
+  auto k = std::make_shared<nb_coll>();
+  k->fn = fn, k->comm = c, k->root = root, k->how_b = how;
+  k->n_in = shape(how, s, root, c, k->out, k->in, [&](int b) { return frec{s.rank, b, snd.full(b)}; });
+  if (k->n_in < 0) return;
+  if (!rcv.used) k->n_in = 0;
+  for (int i = 0; i < k->n_in; ++i) k->mine.push_back(rcv.full(i));
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  if (exchange<frec>(how, s.shadow, root, k->out, k->in, &k->req) == MPI_SUCCESS) follow(r, k, persistent, fn, c);
+}
+// ... and of a uniform one (the rules of the blocking collectives above).
+void start_uniform(const char* fn, MPI_Comm c, rule how, int root, const wire& ws, const wire& wr, MPI_Request r,
+                   bool persistent) {
+  const comm_state s = state_of(c);
+  if (s.shadow == MPI_COMM_NULL || r == MPI_REQUEST_NULL) return;
+  auto k = std::make_shared<nb_coll>();
+  k->fn = fn, k->comm = c, k->root = root, k->uniform = true, k->how_u = how;
+  k->mine_u = s.inter ? inter_sides(root, how, ws, wr) : coll_sides{ws, wr};
+  k->all_u.resize(static_cast<std::size_t>(s.inter ? s.remote_size : s.size));
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  if (NX(MPI_Iallgather)(&k->mine_u, sizeof(coll_sides), MPI_BYTE, k->all_u.data(), sizeof(coll_sides), MPI_BYTE, s.shadow,
+                         &k->req) == MPI_SUCCESS)
+    follow(r, k, persistent, fn, c);
+}
+
+// ------------------------------------------------------------------------------------------
+// The wrappers of every collective the checker adds, blocking, nonblocking (I...) and
+// persistent (..._init), int and _c: one template per family, which reads its arguments by
+// position; the arity tells the form (the family's own arguments, + request, + info and
+// request).
+
+template <std::size_t N>
+struct name_t {
+  char s[N];
+  constexpr name_t(const char (&a)[N]) { std::copy(a, a + N, s); }
+};
+
+// What a family's arguments say: its pattern and its two sides.
+struct plan {
+  bool uniform = false;
+  moves how = moves::gather;
+  rule how_u = rule::all_equal;
+  int root = 0;
+  side snd, rcv;                  // uniform: block 0 of each is the (count, datatype)
+  const void* rcounts = nullptr;  // MPI_Reduce_scatter's recvcounts
+  bool rcounts_c = false;
+};
+
+int side_args(const char* fn, const side& x, int n, MPI_Comm c, const char* type_arg, const char* count_arg) {
+  if (!g_args || !x.used) return 0;
+  for (int k = 0; k < (x.types || x.counts || x.counts_c ? n : 1); ++k) {
+    RETURN_IF(check_type(fn, x.type(k), c, type_arg));
+    RETURN_IF(check_count(fn, x.count(k), c, count_arg));
+  }
+  return 0;
+}
+
+template <name_t Name, int Ix, int Base, class Fam, class F>
+struct coll_w;
+template <name_t Name, int Ix, int Base, class Fam, class... A>
+struct coll_w<Name, Ix, Base, Fam, int (*)(A...)> {
+  static int fn(A... a) {
+    constexpr int extra = static_cast<int>(sizeof...(A)) - Base;  // 0 blocking, 1 nonblocking, 2 persistent
+    static_assert(extra >= 0 && extra <= 2, "family and function disagree");
+    const char* fn = Name.s;
+    auto next = reinterpret_cast<int (*)(A...)>(g_next[Ix]);
+    auto t = std::forward_as_tuple(a...);
+    const MPI_Comm c = std::get<Base - 1>(t);
+    RETURN_IF(check_comm(fn, c));
+    const comm_state s = state_of(c);
+    if (!g_signatures) return next(a...);  // their argument checks are the generated ones
+    const plan p = Fam::describe(t, s);
+    if (!neighbourhood(p.how)) {
+      const int n = s.inter ? s.remote_size : s.size;
+      RETURN_IF(side_args(fn, p.snd, n, c, p.snd.types ? "sendtypes" : "sendtype", p.snd.counts || p.snd.counts_c ? "sendcounts" : "sendcount"));
+      RETURN_IF(side_args(fn, p.rcv, n, c, p.rcv.types ? "recvtypes" : "recvtype", p.rcv.counts || p.rcv.counts_c ? "recvcounts" : "recvcount"));
+    }
+    const wire ws = p.uniform ? p.snd.full(0) : wire{}, wr = p.uniform ? p.rcv.full(0) : wire{};
+    if constexpr (extra == 0) {
+      if (p.uniform) RETURN_IF(coll_check(fn, c, p.root, p.how_u, ws, wr));
+      else RETURN_IF(blocks_check(fn, c, p.how, p.root, p.snd, p.rcv));
+      if (p.rcounts) {
+        if (p.rcounts_c) RETURN_IF(counts_check(fn, c, static_cast<const MPI_Count*>(p.rcounts)));
+        else RETURN_IF(counts_check(fn, c, static_cast<const int*>(p.rcounts)));
+      }
+      return next(a...);
+    } else {
+      const int rc = next(a...);
+      if (rc != MPI_SUCCESS) return rc;
+      MPI_Request r = *std::get<sizeof...(A) - 1>(t);
+      if (p.uniform) start_uniform(fn, c, p.how_u, p.root, ws, wr, r, extra == 2);
+      else start_blocks(fn, c, p.how, p.root, p.snd, p.rcv, r, extra == 2);
+      return rc;
+    }
+  }
+};
+
+#define ARG(k) std::get<k>(t)
+#define IN_PLACE(k) (static_cast<const void*>(ARG(k)) == MPI_IN_PLACE)
+#define FAMILY(name, base, ...)                                   \
+  struct name {                                                   \
+    static constexpr int nargs = base;                            \
+    template <class T>                                            \
+    static plan describe(const T& t, const comm_state& s) {       \
+      plan p;                                                     \
+      (void)s;                                                    \
+      __VA_ARGS__;                                                \
+      return p;                                                   \
+    }                                                             \
+  };
+
+// (sb, sn, st, rb, rcounts, displs, rt, root, comm)
+FAMILY(f_gatherv, 9, p.how = moves::gather; p.root = ARG(7);
+       p.snd = IN_PLACE(0) ? unused() : one_block(ARG(1), ARG(2));
+       p.rcv = is_root(s, p.root) ? per_peer(ARG(4), ARG(6)) : unused())
+// (sb, scounts, displs, st, rb, rn, rt, root, comm)
+FAMILY(f_scatterv, 9, p.how = moves::scatter; p.root = ARG(7);
+       p.snd = is_root(s, p.root) ? per_peer(ARG(1), ARG(3)) : unused();
+       p.rcv = IN_PLACE(4) ? unused() : one_block(ARG(5), ARG(6)))
+// (sb, sn, st, rb, rcounts, displs, rt, comm); in place, rank i's send is its own block
+FAMILY(f_allgatherv, 8, p.how = moves::allgather; p.rcv = per_peer(ARG(4), ARG(6));
+       p.snd = IN_PLACE(0) ? one_block(p.rcv.count(s.rank), ARG(6)) : one_block(ARG(1), ARG(2)))
+// (sb, scounts, sdispls, st, rb, rcounts, rdispls, rt, comm); in place, the sends are the receive blocks
+FAMILY(f_alltoallv, 9, p.how = moves::alltoall; p.rcv = per_peer(ARG(5), ARG(7));
+       p.snd = IN_PLACE(0) ? p.rcv : per_peer(ARG(1), ARG(3)))
+// (sb, scounts, sdispls, sts, rb, rcounts, rdispls, rts, comm)
+FAMILY(f_alltoallw, 9, p.how = moves::alltoall; p.rcv = per_peer(ARG(5), MPI_DATATYPE_NULL, ARG(7));
+       p.snd = IN_PLACE(0) ? p.rcv : per_peer(ARG(1), MPI_DATATYPE_NULL, ARG(3)))
+// (sb, sn, st, rb, rn, rt, comm)
+FAMILY(f_nb_allgather, 7, p.how = moves::nb_allgather; p.snd = one_block(ARG(1), ARG(2)); p.rcv = one_block(ARG(4), ARG(5)))
+// (sb, sn, st, rb, rcounts, displs, rt, comm)
+FAMILY(f_nb_allgatherv, 8, p.how = moves::nb_allgather; p.snd = one_block(ARG(1), ARG(2)); p.rcv = per_peer(ARG(4), ARG(6)))
+FAMILY(f_nb_alltoall, 7, p.how = moves::nb_alltoall; p.snd = one_block(ARG(1), ARG(2)); p.rcv = one_block(ARG(4), ARG(5)))
+FAMILY(f_nb_alltoallv, 9, p.how = moves::nb_alltoall; p.snd = per_peer(ARG(1), ARG(3)); p.rcv = per_peer(ARG(5), ARG(7)))
+FAMILY(f_nb_alltoallw, 9, p.how = moves::nb_alltoall; p.snd = per_peer(ARG(1), MPI_DATATYPE_NULL, ARG(3));
+       p.rcv = per_peer(ARG(5), MPI_DATATYPE_NULL, ARG(7)))
+// (sb, rb, recvcounts, datatype, op, comm): the whole contribution, then the counts
+FAMILY(f_reduce_scatter, 6, p.uniform = true; std::int64_t total = 0;
+       for (int k = 0; k < s.size && !s.inter; ++k) total += ARG(2)[k];
+       p.snd = p.rcv = s.inter ? unused() : one_block(total, ARG(3)); p.rcounts = s.inter ? nullptr : ARG(2);
+       p.rcounts_c = sizeof(*ARG(2)) != sizeof(int))
+// (sb, rb, recvcount, datatype, op, comm)
+FAMILY(f_reduce_scatter_block, 6, p.uniform = true; p.snd = p.rcv = s.inter ? unused() : one_block(ARG(2), ARG(3)))
+// the uniform collectives' nonblocking and persistent forms (blocking: the wrappers above)
+// (buffer, count, datatype, root, comm)
+FAMILY(f_bcast, 5, p.uniform = true; p.how_u = rule::root_sends; p.root = ARG(3); p.snd = p.rcv = one_block(ARG(1), ARG(2)))
+// (sb, rb, count, datatype, op, root, comm)
+FAMILY(f_reduce, 7, p.uniform = true; p.how_u = rule::root_equal; p.root = ARG(5); p.snd = p.rcv = one_block(ARG(2), ARG(3)))
+// (sb, rb, count, datatype, op, comm)
+FAMILY(f_allreduce, 6, p.uniform = true; p.snd = p.rcv = one_block(ARG(2), ARG(3)))
+// (sb, sn, st, rb, rn, rt, root, comm)
+FAMILY(f_gather, 8, p.uniform = true; p.how_u = rule::root_receives; p.root = ARG(6);
+       p.snd = IN_PLACE(0) ? unused() : one_block(ARG(1), ARG(2));
+       p.rcv = is_root(s, p.root) ? one_block(ARG(4), ARG(5)) : unused())
+FAMILY(f_scatter, 8, p.uniform = true; p.how_u = rule::root_sends; p.root = ARG(6);
+       p.snd = is_root(s, p.root) ? one_block(ARG(1), ARG(2)) : unused();
+       p.rcv = IN_PLACE(3) ? unused() : one_block(ARG(4), ARG(5)))
+// (sb, sn, st, rb, rn, rt, comm)
+FAMILY(f_allgather, 7, p.uniform = true; p.how_u = rule::all_to_all; p.rcv = one_block(ARG(4), ARG(5));
+       p.snd = IN_PLACE(0) ? p.rcv : one_block(ARG(1), ARG(2)))
+
+#define COLL(X, FAM) g_table[ANYMPI_IX_##X] = reinterpret_cast<void*>(&coll_w<#X, ANYMPI_IX_##X, FAM::nargs, FAM, decltype(&P##X)>::fn)
+#define COLL_C(X, FAM) COLL(X, FAM), COLL(X##_c, FAM)
+// X, IX (nonblocking) and X_init (persistent), each with its _c form
+#define COLL_ALL(X, IX, FAM) COLL_C(X, FAM), COLL_C(IX, FAM), COLL_C(X##_init, FAM)
+#define COLL_NB(IX, X, FAM) COLL_C(IX, FAM), COLL_C(X##_init, FAM)
+
+void install_collectives() {
+  COLL_ALL(MPI_Gatherv, MPI_Igatherv, f_gatherv);
+  COLL_ALL(MPI_Scatterv, MPI_Iscatterv, f_scatterv);
+  COLL_ALL(MPI_Allgatherv, MPI_Iallgatherv, f_allgatherv);
+  COLL_ALL(MPI_Alltoallv, MPI_Ialltoallv, f_alltoallv);
+  COLL_ALL(MPI_Alltoallw, MPI_Ialltoallw, f_alltoallw);
+  COLL_ALL(MPI_Neighbor_allgather, MPI_Ineighbor_allgather, f_nb_allgather);
+  COLL_ALL(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv, f_nb_allgatherv);
+  COLL_ALL(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, f_nb_alltoall);
+  COLL_ALL(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv, f_nb_alltoallv);
+  COLL_ALL(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw, f_nb_alltoallw);
+  COLL_ALL(MPI_Reduce_scatter, MPI_Ireduce_scatter, f_reduce_scatter);
+  COLL_ALL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, f_reduce_scatter_block);
+  COLL_NB(MPI_Ibcast, MPI_Bcast, f_bcast);
+  COLL_NB(MPI_Ireduce, MPI_Reduce, f_reduce);
+  COLL_NB(MPI_Iallreduce, MPI_Allreduce, f_allreduce);
+  COLL_NB(MPI_Iscan, MPI_Scan, f_allreduce);
+  COLL_NB(MPI_Iexscan, MPI_Exscan, f_allreduce);
+  COLL_NB(MPI_Igather, MPI_Gather, f_gather);
+  COLL_NB(MPI_Iscatter, MPI_Scatter, f_scatter);
+  COLL_NB(MPI_Iallgather, MPI_Allgather, f_allgather);
+  COLL_NB(MPI_Ialltoall, MPI_Alltoall, f_allgather);
+}
+
+// ------------------------------------------------------------------------------------------
+// One-sided communication: the origin knows both sides (origin and target count and datatype),
+// so the check is local, at the call. A put or accumulate moves the origin's data into the
+// target's (count, datatype), a get the target's into the origin's, as a send into a receive
+// (the receiving side may be larger); accumulates need the same basic types, which equal
+// signatures imply. Reported through the window's error handler.
+
+MPI_Comm g_quiet = MPI_COMM_NULL;  // MPI_COMM_SELF's dup with MPI_ERRORS_RETURN: makes the code
+
+int raise_win(MPI_Win win, const std::string& msg) {
+  {
+    std::lock_guard<std::recursive_mutex> l(g_mu);
+    if (g_quiet == MPI_COMM_NULL && NX(MPI_Comm_dup)(MPI_COMM_SELF, &g_quiet) == MPI_SUCCESS)
+      NX(MPI_Comm_set_errhandler)(g_quiet, MPI_ERRORS_RETURN);
+  }
+  const int code = raise(g_quiet, MPI_ERR_TYPE, msg);
+  NX(MPI_Win_call_errhandler)(win, code);
+  return code;
+}
+
+int rma_check(const char* fn, MPI_Win win, int target, const char* what, std::int64_t sn, MPI_Datatype st,
+              std::int64_t rn, MPI_Datatype rt) {
+  if (target == MPI_PROC_NULL) return MPI_SUCCESS;
+  wire posted;
+  const wire sent = make_wire(sn, st);
+  const std::string why = mismatch_recv(sent, rn, rt, posted);
+  if (why.empty()) return MPI_SUCCESS;
+  int me = -1;
+  MPI_Group g;
+  if (NX(MPI_Win_get_group)(win, &g) == MPI_SUCCESS) NX(MPI_Group_rank)(g, &me), NX(MPI_Group_free)(&g);
+  return raise_win(win, std::string(fn) + " on window " + hex(bits(win)) + " (rank " + std::to_string(me) + ", target rank " +
+                            std::to_string(target) + "): " + what + " " + words(sent) + " into " + words(posted) + ": " + why);
+}
+
+// Put/Rput/Accumulate/Raccumulate (origin 0-2, target 3, 5, 6), Get/Rget (the other way),
+// Get_accumulate/Rget_accumulate (origin 0-2, result 3-5, target 6, 8, 9, op 10).
+enum class rma { put, get, get_acc };
+template <name_t Name, int Ix, rma Kind, int Win, class F>
+struct rma_w;
+template <name_t Name, int Ix, rma Kind, int Win, class... A>
+struct rma_w<Name, Ix, Kind, Win, int (*)(A...)> {
+  static int fn(A... a) {
+    auto t = std::forward_as_tuple(a...);
+    if (g_signatures) {
+      if constexpr (Kind == rma::put)
+        RETURN_IF(rma_check(Name.s, ARG(Win), ARG(3), "the origin's", ARG(1), ARG(2), ARG(5), ARG(6)));
+      else if constexpr (Kind == rma::get)
+        RETURN_IF(rma_check(Name.s, ARG(Win), ARG(3), "the target's", ARG(5), ARG(6), ARG(1), ARG(2)));
+      else {
+        if (ARG(10) != MPI_NO_OP) RETURN_IF(rma_check(Name.s, ARG(Win), ARG(6), "the origin's", ARG(1), ARG(2), ARG(8), ARG(9)));
+        RETURN_IF(rma_check(Name.s, ARG(Win), ARG(6), "the target's", ARG(8), ARG(9), ARG(4), ARG(5)));
+      }
+    }
+    return reinterpret_cast<int (*)(A...)>(g_next[Ix])(a...);
+  }
+};
+// W: the position of the window argument
+#define RMA(X, K, W) g_table[ANYMPI_IX_##X] = reinterpret_cast<void*>(&rma_w<#X, ANYMPI_IX_##X, K, W, decltype(&P##X)>::fn)
+#define RMA_C(X, K, W) RMA(X, K, W), RMA(X##_c, K, W)
+
+// Partitioned (MPI-4; MPICH): a persistent message of partitions x count x datatype. A send
+// carries its shadow from every MPI_Start, like a persistent send; a receive (whose source
+// and tag are fixed, no wildcards) takes it at every completion.
+template <name_t Name, int Ix, bool Send, class F>
+struct part_w;
+template <name_t Name, int Ix, bool Send, class... A>
+struct part_w<Name, Ix, Send, int (*)(A...)> {
+  static int fn(A... a) {
+    auto t = std::forward_as_tuple(a...);
+    const int rc = reinterpret_cast<int (*)(A...)>(g_next[Ix])(a...);
+    if (rc != MPI_SUCCESS || !g_signatures || ARG(4) == MPI_PROC_NULL) return rc;
+    req_info i;
+    i.kind = Send ? req_info::psend : req_info::pprecv;
+    i.fn = Name.s, i.comm = ARG(6), i.type = ARG(3), i.peer = ARG(4), i.tag = ARG(5);
+    i.count = at::detail::sat_mul(static_cast<std::int64_t>(ARG(1)), static_cast<std::int64_t>(ARG(2)));
+    track(*ARG(8), i);
+    return rc;
+  }
+};
+#define PART(X, S) g_table[ANYMPI_IX_##X] = reinterpret_cast<void*>(&part_w<#X, ANYMPI_IX_##X, S, decltype(&P##X)>::fn)
+
+void install_rma() {
+  PART(MPI_Psend_init, true), PART(MPI_Psend_init_c, true), PART(MPI_Precv_init, false), PART(MPI_Precv_init_c, false);
+  RMA_C(MPI_Put, rma::put, 7), RMA_C(MPI_Rput, rma::put, 7), RMA_C(MPI_Get, rma::get, 7), RMA_C(MPI_Rget, rma::get, 7);
+  RMA_C(MPI_Accumulate, rma::put, 8), RMA_C(MPI_Raccumulate, rma::put, 8);
+  RMA_C(MPI_Get_accumulate, rma::get_acc, 11), RMA_C(MPI_Rget_accumulate, rma::get_acc, 11);
+}
+
 // ------------------------------------------------------------------------------------------
 // Handles: freeing (tracked, so that a later use is reported) and creating (a value the MPI
 // hands out again is no longer "freed"; a new communicator gets its shadow).
@@ -931,6 +1641,17 @@ int idup(A... a) {
   return rc;
 }
 
+// The signature exchanges of c's pending collectives, completed before its shadow goes (Open
+// MPI 4.1 crashes completing a collective on a freed communicator). Every rank started them
+// before this collective free, so they complete.
+void settle_exchanges(MPI_Comm c) {
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  for (auto& [r, i] : g_reqs)
+    if (i.nb && i.comm == c) finish_coll(*i.nb, false);
+  for (auto& k : g_orphans)
+    if (k->comm == c) finish_coll(*k, false);
+}
+
 int w_MPI_Comm_free(MPI_Comm* c) {
   if (!c) return NX(MPI_Comm_free)(c);
   RETURN_IF(check_comm("MPI_Comm_free", *c));
@@ -948,6 +1669,7 @@ int w_MPI_Comm_free(MPI_Comm* c) {
   }
   int rc = NX(MPI_Comm_free)(c);
   if (rc != MPI_SUCCESS) return rc;
+  if (known && s.shadow != MPI_COMM_NULL) settle_exchanges(was);
   // Shadow sends still in flight on it complete later: a freed communicator's pending
   // operations go on (MPI 4.1 section 7.4.3), and g_pending keeps their buffers until then.
   if (known && s.shadow != MPI_COMM_NULL) NX(MPI_Comm_free)(&s.shadow);
@@ -1048,6 +1770,9 @@ int w_MPI_Finalize() {
     std::lock_guard<std::recursive_mutex> l(g_mu);
     for (auto& p : g_pending) NX(MPI_Wait)(&p.req, MPI_STATUS_IGNORE);
     g_pending.clear();
+    for (auto& k : g_orphans) finish_coll(*k, false);
+    g_orphans.clear();
+    if (g_quiet != MPI_COMM_NULL) NX(MPI_Comm_free)(&g_quiet);
     std::vector<std::pair<std::uint64_t, MPI_Comm>> shadows;
     for (auto& [c, s] : g_comms)
       if (s.shadow != MPI_COMM_NULL) shadows.push_back({s.seq, s.shadow});
@@ -1104,6 +1829,8 @@ void install() {
   SET_BOTH(MPI_Bcast), SET_BOTH(MPI_Reduce), SET_BOTH(MPI_Allreduce), SET_BOTH(MPI_Scan), SET_BOTH(MPI_Exscan);
   SET_BOTH(MPI_Gather), SET_BOTH(MPI_Scatter), SET_BOTH(MPI_Allgather), SET_BOTH(MPI_Alltoall);
   SET(MPI_Comm_free), SET(MPI_Comm_disconnect), SET(MPI_Type_free), SET_BOTH(MPI_Type_get_contents);
+  install_collectives();  // v/w, reduce-scatter, neighbourhood; nonblocking and persistent forms
+  install_rma();          // one-sided: origin against target, at the origin; partitioned
   // every call that hands out a new communicator or datatype as its last argument
   CREATOR(MPI_Comm_dup), CREATOR(MPI_Comm_dup_with_info), CREATOR(MPI_Comm_split), CREATOR(MPI_Comm_split_type);
   CREATOR(MPI_Comm_create), CREATOR(MPI_Comm_create_group), CREATOR(MPI_Comm_create_from_group);
@@ -1118,6 +1845,7 @@ void install() {
   CREATOR_BOTH(MPI_Type_create_hindexed_block), CREATOR_BOTH(MPI_Type_create_struct);
   CREATOR_BOTH(MPI_Type_create_subarray), CREATOR_BOTH(MPI_Type_create_darray), CREATOR_BOTH(MPI_Type_create_resized);
   CREATOR(MPI_Type_dup);
+  install_arg_checks();  // last: every function's generated argument checks, then the slot above (core.hpp)
 }
 
 }  // namespace

@@ -95,6 +95,7 @@ def load_functions():
             p.direction = j["param_direction"]
             p.length = j["length"]
             p.pointer = j["pointer"]
+            p.root_only = bool(j.get("root_only"))
     return funcs
 
 

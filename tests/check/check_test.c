@@ -15,57 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int rank, size, failures;
-
-#define EXPECT(cond, ...)                                                  \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            ++failures;                                                    \
-            fprintf(stderr, "FAIL rank %d line %d: ", rank, __LINE__);    \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fprintf(stderr, "\n");                                         \
-        }                                                                  \
-    } while (0)
-#define OK(call)                                                                   \
-    do {                                                                           \
-        int rc_ = (call);                                                          \
-        EXPECT(rc_ == MPI_SUCCESS, "%s returned %d: %s", #call, rc_, text(rc_));   \
-    } while (0)
-
-static const char *text(int rc)
-{
-    static char buf[MPI_MAX_ERROR_STRING + 1];
-    int len = 0;
-    buf[0] = 0;
-    MPI_Error_string(rc, buf, &len);
-    return buf;
-}
-
-/* rc must be an error of class `cls` whose string contains every one of the NULL-ended pieces */
-static void expect_error(int line, int rc, int cls, ...)
-{
-    int got = -1;
-    if (rc == MPI_SUCCESS) {
-        ++failures;
-        fprintf(stderr, "FAIL rank %d line %d: expected an error of class %d, got MPI_SUCCESS\n", rank, line, cls);
-        return;
-    }
-    MPI_Error_class(rc, &got);
-    const char *s = text(rc);
-    if (got != cls) {
-        ++failures;
-        fprintf(stderr, "FAIL rank %d line %d: error class %d, expected %d (%s)\n", rank, line, got, cls, s);
-    }
-    va_list ap;
-    va_start(ap, cls);
-    for (const char *piece; (piece = va_arg(ap, const char *));)
-        if (!strstr(s, piece)) {
-            ++failures;
-            fprintf(stderr, "FAIL rank %d line %d: message \"%s\" lacks \"%s\"\n", rank, line, s, piece);
-        }
-    va_end(ap);
-}
-#define EXPECT_ERROR(rc, cls, ...) expect_error(__LINE__, (rc), (cls), __VA_ARGS__, (const char *)0)
+#include "check_util.h"
 
 /* ------------------------------------------------------------------------------------------ */
 
@@ -523,7 +473,7 @@ static void args(void)
     rc = MPI_Send(buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
     EXPECT_ERROR(rc, MPI_ERR_RANK, "MPI_Send: argument dest is 2, but MPI_COMM_WORLD has 2 ranks (0..1)");
     rc = MPI_Bcast(buf, 1, MPI_INT, MPI_PROC_NULL, MPI_COMM_WORLD);
-    EXPECT_ERROR(rc, MPI_ERR_RANK, "MPI_Bcast: argument root is MPI_PROC_NULL (-3)");
+    EXPECT_ERROR(rc, MPI_ERR_ROOT, "MPI_Bcast: argument root is MPI_PROC_NULL (-3)");
     /* tags */
     rc = MPI_Send(buf, 1, MPI_INT, MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD);
     EXPECT_ERROR(rc, MPI_ERR_TAG, "MPI_Send: argument tag is MPI_ANY_TAG (-2), which only a receive accepts");
@@ -580,9 +530,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "check_test: unknown scenario %s\n", argv[1]);
         failures = 1;
     }
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) printf("%s: %s (%d failures)\n", argv[1], all ? "FAILED" : "passed", all);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return finish(argv[1]);
 }

@@ -21,7 +21,7 @@ unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH MPI_HOME CC CXX ANYMPI_B
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || {
   cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
-for f in bin/mpicc bin/mpicxx bin/mpiexec include/mpi.h include/mpi.hpp lib/libmpi_abi.so.1 lib/libmpi_abi.so \
+for f in bin/mpicc bin/mpicxx bin/mpiexec bin/anympi-typeinfo include/mpi.h include/mpi.hpp lib/libmpi_abi.so.1 lib/libmpi_abi.so \
          lib/anympi/anympi_backend_mpich.so lib/anympi/anympi_backend_openmpi.so \
          lib/cmake/anympi/anympiConfig.cmake lib/cmake/anympi/anympiConfigVersion.cmake \
          lib/pkgconfig/anympi.pc; do
@@ -84,6 +84,13 @@ mv "$prefix" "$work/moved" && prefix=$work/moved
 "$prefix/bin/mpicc" -o "$work/hello-moved" "$consumer/hello.c" || fail "relocated mpicc"
 readelf -d "$work/hello-moved" | grep -q "(RUNPATH).*\[$prefix/lib\]" || fail "relocated mpicc: RUNPATH"
 run_checks "relocated mpicc" "$work/hello-moved"
+# anympi-typeinfo runs over the installed runtime, on each backend, from the moved prefix.
+for b in "${backends[@]}"; do
+  out=$(ANYMPI_BACKEND=$b OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 \
+        "$prefix/bin/anympi-typeinfo" 'resized(struct(double@0, double@16), lb=0, extent=32) * 3' --recv 'double * 6' 2>&1) ||
+    fail "relocated anympi-typeinfo on $b exits non-zero: $out"
+  [[ $out == *"6 × MPI_DOUBLE"* && $out == *compatible* ]] || fail "relocated anympi-typeinfo on $b printed: $out"
+done
 flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs anympi) || fail "relocated pkg-config"
 libdir=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=libdir anympi)
 # shellcheck disable=SC2086

@@ -221,11 +221,11 @@ static void test_neighbor_collectives(int periodic, int nb)
         for (int j = 0; j < 2; ++j)
             CHECK_EQ(in[2 * k + j], nbr[k] == MPI_PROC_NULL ? -1 : nbr[k] * 10 + j);
 
-    /* allgatherv: 1 from the left neighbour at offset 3, 2 from the right at 0. */
-    int counts[2] = {1, 2}, displs[2] = {3, 0}, vin[4] = {-1, -1, -1, -1};
+    /* allgatherv: 1 from the left neighbour at offset 3, 1 from the right at 0 (a collective's
+     * receive signature must equal the send's, so the counts are the sender's). */
+    int counts[2] = {1, 1}, displs[2] = {3, 0}, vin[4] = {-1, -1, -1, -1};
     NCOLL(nb, MPI_Neighbor_allgatherv(out, 1, MPI_INT, vin, counts, displs, MPI_INT, ring),
           MPI_Ineighbor_allgatherv(out, 1, MPI_INT, vin, counts, displs, MPI_INT, ring, req));
-    /* Each sender sends 1 value; the receive count 2 from the right only needs >= 1. */
     CHECK_EQ(vin[3], nbr[0] == MPI_PROC_NULL ? -1 : nbr[0] * 10);
     CHECK_EQ(vin[0], nbr[1] == MPI_PROC_NULL ? -1 : nbr[1] * 10);
 

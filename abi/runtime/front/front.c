@@ -60,10 +60,14 @@ static void library_dir(char *dir, size_t cap)
 
 /* ANYMPI_CHECK (abi/check, docs/check.md): wrap the backend's table in the checking module's.
  * Runs once, while the backend is loaded; with ANYMPI_CHECK unset the table stays the
- * backend's and no call costs an instruction more. anympi_check_wrap calls no MPI function
- * (we are inside pthread_once here). */
+ * backend's and no call costs an instruction more (bench/check/measure compares with a front
+ * built with ANYMPI_FRONT_WITHOUT_CHECK_HOOK). anympi_check_wrap calls no MPI function (we
+ * are inside pthread_once here). */
 static void *const *check_hook(void *const *t)
 {
+#ifdef ANYMPI_FRONT_WITHOUT_CHECK_HOOK
+    return t;
+#endif
     const char *spec = getenv("ANYMPI_CHECK");
     if (!spec || !*spec) return t;
     char dir[4096], path[4200] = "";

@@ -395,18 +395,8 @@ using recv_fn = int (*)(void*, C, MPI_Datatype, int, int, MPI_Comm, MPI_Status*)
 template <class C>
 using irecv_fn = int (*)(void*, C, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
 
-int p2p_args(const char* fn, std::int64_t n, MPI_Datatype t, int peer, int tag, MPI_Comm c, bool recv) {
-  RETURN_IF(check_comm(fn, c));
-  RETURN_IF(check_type(fn, t, c));
-  RETURN_IF(check_count(fn, n, c));
-  RETURN_IF(check_rank(fn, recv ? "source" : "dest", peer, c, recv));
-  RETURN_IF(check_tag(fn, "tag", tag, c, recv));
-  return 0;
-}
-
 template <int Ix, class C>
 int send_common(const char* fn, const void* b, C n, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
-  RETURN_IF(p2p_args(fn, n, t, dest, tag, c, false));
   int rc = reinterpret_cast<send_fn<C>>(g_next[Ix])(b, n, t, dest, tag, c);
   if (rc == MPI_SUCCESS) send_shadow(c, n, t, dest, tag);
   return rc;
@@ -414,7 +404,6 @@ int send_common(const char* fn, const void* b, C n, MPI_Datatype t, int dest, in
 template <int Ix, class C>
 int isend_common(const char* fn, const void* b, C n, MPI_Datatype t, int dest, int tag, MPI_Comm c, MPI_Request* r,
                  bool persistent) {
-  RETURN_IF(p2p_args(fn, n, t, dest, tag, c, false));
   int rc = reinterpret_cast<isend_fn<C>>(g_next[Ix])(b, n, t, dest, tag, c, r);
   if (rc != MPI_SUCCESS) return rc;
   if (persistent) track(*r, {req_info::psend, fn, c, static_cast<std::int64_t>(n), t, dest, tag, 0, nullptr});
@@ -423,7 +412,6 @@ int isend_common(const char* fn, const void* b, C n, MPI_Datatype t, int dest, i
 }
 template <int Ix, class C>
 int recv_common(const char* fn, void* b, C n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status* st) {
-  RETURN_IF(p2p_args(fn, n, t, src, tag, c, true));
   MPI_Status local;
   MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
   s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
@@ -438,7 +426,6 @@ int recv_common(const char* fn, void* b, C n, MPI_Datatype t, int src, int tag, 
 }
 template <int Ix, class C>
 int irecv_common(const char* fn, void* b, C n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request* r, bool persistent) {
-  RETURN_IF(p2p_args(fn, n, t, src, tag, c, true));
   int rc = reinterpret_cast<irecv_fn<C>>(g_next[Ix])(b, n, t, src, tag, c, r);
   if (rc == MPI_SUCCESS && g_signatures)
     track(*r, {persistent ? req_info::precv : req_info::recv, fn, c, static_cast<std::int64_t>(n), t, src, 0, 0, nullptr});
@@ -493,15 +480,6 @@ int pair_sendrecv_shadows(const char* fn, int rc, MPI_Comm c, C sn, MPI_Datatype
 template <int Ix, class C>
 int sendrecv_common(const char* fn, const void* sb, C sn, MPI_Datatype stype, int dest, int stag, void* rb, C rn,
                     MPI_Datatype rtype, int src, int rtag, MPI_Comm c, MPI_Status* st) {
-  RETURN_IF(check_comm(fn, c));
-  RETURN_IF(check_type(fn, stype, c, "sendtype"));
-  RETURN_IF(check_type(fn, rtype, c, "recvtype"));
-  RETURN_IF(check_count(fn, sn, c, "sendcount"));
-  RETURN_IF(check_count(fn, rn, c, "recvcount"));
-  RETURN_IF(check_rank(fn, "dest", dest, c, false));
-  RETURN_IF(check_rank(fn, "source", src, c, true));
-  RETURN_IF(check_tag(fn, "sendtag", stag, c, false));
-  RETURN_IF(check_tag(fn, "recvtag", rtag, c, true));
   MPI_Status local;
   MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
   s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
@@ -521,13 +499,6 @@ int w_MPI_Sendrecv_c(const void* sb, MPI_Count sn, MPI_Datatype st, int d, int s
 template <int Ix, class C>
 int sendrecv_replace_common(const char* fn, void* b, C n, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm c,
                             MPI_Status* st) {
-  RETURN_IF(check_comm(fn, c));
-  RETURN_IF(check_type(fn, t, c));
-  RETURN_IF(check_count(fn, n, c));
-  RETURN_IF(check_rank(fn, "dest", dest, c, false));
-  RETURN_IF(check_rank(fn, "source", src, c, true));
-  RETURN_IF(check_tag(fn, "sendtag", stag, c, false));
-  RETURN_IF(check_tag(fn, "recvtag", rtag, c, true));
   MPI_Status local;
   MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
   s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
@@ -546,9 +517,6 @@ int w_MPI_Sendrecv_replace_c(void* b, MPI_Count n, MPI_Datatype t, int d, int sg
 
 // ---- matched probes: remember the message's communicator for MPI_Mrecv / MPI_Imrecv
 int w_MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
-  RETURN_IF(check_comm("MPI_Mprobe", c));
-  RETURN_IF(check_rank("MPI_Mprobe", "source", src, c, true));
-  RETURN_IF(check_tag("MPI_Mprobe", "tag", tag, c, true));
   int rc = NX(MPI_Mprobe)(src, tag, c, m, st);
   if (rc == MPI_SUCCESS && *m != MPI_MESSAGE_NO_PROC && *m != MPI_MESSAGE_NULL) {
     std::lock_guard<std::recursive_mutex> l(g_mu);
@@ -557,9 +525,6 @@ int w_MPI_Mprobe(int src, int tag, MPI_Comm c, MPI_Message* m, MPI_Status* st) {
   return rc;
 }
 int w_MPI_Improbe(int src, int tag, MPI_Comm c, int* flag, MPI_Message* m, MPI_Status* st) {
-  RETURN_IF(check_comm("MPI_Improbe", c));
-  RETURN_IF(check_rank("MPI_Improbe", "source", src, c, true));
-  RETURN_IF(check_tag("MPI_Improbe", "tag", tag, c, true));
   int rc = NX(MPI_Improbe)(src, tag, c, flag, m, st);
   if (rc == MPI_SUCCESS && *flag && *m != MPI_MESSAGE_NO_PROC && *m != MPI_MESSAGE_NULL) {
     std::lock_guard<std::recursive_mutex> l(g_mu);
@@ -578,8 +543,6 @@ MPI_Comm take_message(MPI_Message m) {
 template <int Ix, class C>
 int mrecv_common(const char* fn, void* b, C n, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
   MPI_Comm c = take_message(*m);
-  RETURN_IF(check_type(fn, t, c == MPI_COMM_NULL ? MPI_COMM_SELF : c));
-  RETURN_IF(check_count(fn, n, c == MPI_COMM_NULL ? MPI_COMM_SELF : c));
   MPI_Status local;
   MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
   s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
@@ -598,8 +561,6 @@ int w_MPI_Mrecv_c(void* b, MPI_Count n, MPI_Datatype t, MPI_Message* m, MPI_Stat
 template <int Ix, class C>
 int imrecv_common(const char* fn, void* b, C n, MPI_Datatype t, MPI_Message* m, MPI_Request* r) {
   MPI_Comm c = take_message(*m);
-  RETURN_IF(check_type(fn, t, c == MPI_COMM_NULL ? MPI_COMM_SELF : c));
-  RETURN_IF(check_count(fn, n, c == MPI_COMM_NULL ? MPI_COMM_SELF : c));
   using F = int (*)(void*, C, MPI_Datatype, MPI_Message*, MPI_Request*);
   int rc = reinterpret_cast<F>(g_next[Ix])(b, n, t, m, r);
   if (rc == MPI_SUCCESS && c != MPI_COMM_NULL && g_signatures)
@@ -1394,8 +1355,7 @@ struct coll_w<Name, Ix, Base, Fam, int (*)(A...)> {
     const char* fn = Name.s;
     auto next = reinterpret_cast<int (*)(A...)>(g_next[Ix]);
     auto t = std::forward_as_tuple(a...);
-    const MPI_Comm c = std::get<Base - 1>(t);
-    RETURN_IF(check_comm(fn, c));
+    const MPI_Comm c = std::get<Base - 1>(t);  // checked by the generated wrapper underneath
     const comm_state s = state_of(c);
     if (!g_signatures) return next(a...);  // their argument checks are the generated ones
     const plan p = Fam::describe(t, s);

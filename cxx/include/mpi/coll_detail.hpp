@@ -1,4 +1,5 @@
-// Shared machinery of the collective families (blocking, nonblocking, persistent).
+// Shared machinery of the collective families (blocking, nonblocking, persistent): the
+// argument kinds, the forms table macro and the public-API macro.
 #pragma once
 
 #include <mpi/buffer.hpp>
@@ -9,11 +10,11 @@
 
 #include <ranges>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace mpi::detail {
-
-enum class coll_mode { blocking, nonblocking, persistent };
 
 // Number of processes a rooted/all-to-all collective exchanges with: the group size, or
 // the remote group size on an intercommunicator.
@@ -94,31 +95,104 @@ struct op_arg {
   op owned;
 };
 
+// How the whole-message buffers of gather, scatter, allgather, alltoall (and the
+// neighborhood forms) divide into the count per peer process the bindings take: `peers`
+// gives the number of processes received from and sent to; a divided side passes its count
+// over that number (only at the root, for rooted collectives), the other side passes its
+// whole count.
+struct split {
+  std::pair<int, int> (*peers)(MPI_Comm);
+  bool send;
+  bool recv;
+};
+inline std::pair<int, int> group_peers(MPI_Comm c) {
+  int const n = peer_count(c);
+  return {n, n};
+}
+
+// A varying buffer as its binding takes it: address, per-process counts and displacements,
+// then its datatype, or (Types, the w forms) its per-process datatypes. IntDispl is the
+// displacement type of the int binding (MPI_Aint for MPI_Neighbor_alltoallw).
+template <class B, class IntDispl = int, bool Types = false>
+class varying {
+  using counts_type = decltype(mpi::counts(std::declval<B const&>()));
+  using displs_type = decltype(mpi::displs(std::declval<B const&>()));
+  static decltype(auto) types_of(B& b) {
+    if constexpr (Types) return mpi::datatypes(b);
+    else return type_of(b);
+  }
+
+public:
+  varying(B& b, char const* fn, bool keep)
+      : b_(b), c_(mpi::counts(b)), d_(mpi::displs(b)), t_(types_of(b)), counts_(c_, fn, keep), displs_(d_, fn, keep) {}
+  varying(varying const&) = delete;
+  varying& operator=(varying const&) = delete;
+
+  bool fits() const { return counts_.fits() && displs_.fits(); }
+  template <class L>
+  auto args(L form) {
+    return std::tuple_cat(std::tuple(mpi::ptr(b_)), counts_.args(form), displs_.args(form), std::tuple(types()));
+  }
+
+private:
+  auto types() const {
+    if constexpr (Types) return std::ranges::data(t_);
+    else return t_;
+  }
+  B& b_;
+  // The ranges as the buffer gives them (a reference, or a view held here for the call).
+  counts_type c_;
+  displs_type d_;
+  decltype(types_of(std::declval<B&>())) t_;
+  int_array<std::remove_cvref_t<counts_type>, MPI_Count, int> counts_;
+  int_array<std::remove_cvref_t<displs_type>, MPI_Aint, IntDispl> displs_;
+};
+
+// mpi::in_place as the send side of alltoallv: MPI ignores the counts, displacements and type.
+struct in_place_varying {
+  in_place_varying(in_place_t const&, char const*, bool) noexcept {}
+  bool fits() const noexcept { return true; }
+  template <class L>
+  auto args(L) const noexcept {
+    return std::tuple(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL);
+  }
+};
+
 }  // namespace mpi::detail
 
 #if MPI_CXX_HAS_PERSISTENT_COLLECTIVES
-#define MPI_CXX_PERSISTENT_COUNTED_(fits, fn, ...) MPI_CXX_CALL_COUNTED(fits, fn, __VA_ARGS__)
-#define MPI_CXX_PERSISTENT_(fn, ...) MPI_CXX_CALL(fn, __VA_ARGS__)
+#define MPI_CXX_PERSISTENT_COLL_FN_(fn) MPI_CXX_COUNTED_FN(fn)
+#define MPI_CXX_PERSISTENT_UNCOUNTED_FN_(fn) MPI_CXX_UNCOUNTED_FN(fn)
 #else
-#define MPI_CXX_PERSISTENT_COUNTED_(fits, fn, ...) ::mpi::detail::unsupported(#fn)
-#define MPI_CXX_PERSISTENT_(fn, ...) ::mpi::detail::unsupported(#fn)
+#define MPI_CXX_PERSISTENT_COLL_FN_(fn) MPI_CXX_MISSING_FN(fn)
+#define MPI_CXX_PERSISTENT_UNCOUNTED_FN_(fn) MPI_CXX_MISSING_FN(fn)
 #endif
 
-// One collective call in mode M: MPI_<Name>, MPI_I<name> or MPI_<Name>_init, each with
-// its large-count form. Expects `req` (mpi::request) and `info` (MPI_Info) in scope.
-#define MPI_CXX_COLL_(M, fits, Name, name, ...)                                               \
-  if constexpr (M == ::mpi::detail::coll_mode::blocking)                                      \
-    MPI_CXX_CALL_COUNTED(fits, MPI_##Name, __VA_ARGS__);                                      \
-  else if constexpr (M == ::mpi::detail::coll_mode::nonblocking)                              \
-    MPI_CXX_CALL_COUNTED(fits, MPI_I##name, __VA_ARGS__, req.mpi_handle_ptr());               \
-  else                                                                                        \
-    MPI_CXX_PERSISTENT_COUNTED_(fits, MPI_##Name##_init, __VA_ARGS__, info, req.mpi_handle_ptr())
+// The forms of collective MPI_<Name>: MPI_<Name>, MPI_I<name>, MPI_<Name>_init, each with
+// its _c twin; then, optionally, its `split`.
+#define MPI_CXX_COLL_FORMS_(Name, name, ...)                                                   \
+  ::mpi::detail::forms {                                                                       \
+    MPI_CXX_COUNTED_FN(MPI_##Name), MPI_CXX_COUNTED_FN(MPI_I##name),                           \
+        MPI_CXX_PERSISTENT_COLL_FN_(MPI_##Name##_init) __VA_OPT__(, ) __VA_ARGS__              \
+  }
 
-// Same, for calls without counts (barrier).
-#define MPI_CXX_COLL_NOCOUNT_(M, Name, name, ...)                                             \
-  if constexpr (M == ::mpi::detail::coll_mode::blocking)                                      \
-    MPI_CXX_CALL(MPI_##Name, __VA_ARGS__);                                                    \
-  else if constexpr (M == ::mpi::detail::coll_mode::nonblocking)                              \
-    MPI_CXX_CALL(MPI_I##name, __VA_ARGS__, req.mpi_handle_ptr());                             \
-  else                                                                                        \
-    MPI_CXX_PERSISTENT_(MPI_##Name##_init, __VA_ARGS__, info, req.mpi_handle_ptr())
+#define MPI_CXX_UNPAREN_(...) __VA_ARGS__
+
+// The three public forms of one collective, calling detail::<impl>_impl with the forms
+// detail::<name>_forms.
+#define MPI_CXX_COLL_VARIANTS_(name, impl, TPL, PARAMS, ARGS)                                     \
+  template <MPI_CXX_UNPAREN_ TPL, comm_handle C>                                                  \
+  void name(MPI_CXX_UNPAREN_ PARAMS, C const& comm) {                                             \
+    detail::impl##_impl<detail::mode::blocking>(detail::name##_forms, MPI_INFO_NULL, mpi::handle(comm), \
+                                                MPI_CXX_UNPAREN_ ARGS);                          \
+  }                                                                                               \
+  template <MPI_CXX_UNPAREN_ TPL, comm_handle C>                                                  \
+  [[nodiscard]] request i##name(MPI_CXX_UNPAREN_ PARAMS, C const& comm) {                         \
+    return detail::impl##_impl<detail::mode::nonblocking>(detail::name##_forms, MPI_INFO_NULL,    \
+                                                          mpi::handle(comm), MPI_CXX_UNPAREN_ ARGS); \
+  }                                                                                               \
+  template <MPI_CXX_UNPAREN_ TPL, comm_handle C, info_handle I = info_view>                       \
+  [[nodiscard]] request name##_init(MPI_CXX_UNPAREN_ PARAMS, C const& comm, I const& info = I{}) { \
+    return detail::impl##_impl<detail::mode::persistent>(detail::name##_forms, mpi::handle(info), \
+                                                         mpi::handle(comm), MPI_CXX_UNPAREN_ ARGS); \
+  }

@@ -2,6 +2,11 @@
 // int-count C binding when every count fits in int, to the MPI-4.0 "_c" binding otherwise;
 // where the MPI underneath has no "_c" bindings, a count that does not fit is reported as
 // MPI_ERR_COUNT. Nothing is ever narrowed silently.
+//
+// Each pair of C bindings is one value, detail::counted_fn<&MPI_Xxx, &MPI_Xxx_c> (made by
+// MPI_CXX_COUNTED_FN). detail::call_with picks the binding and passes it the arguments; a
+// counted argument (a count, a buffer, a count array) yields itself in that binding's types,
+// so every operation writes its argument list once for both bindings.
 #pragma once
 
 #include <mpi/buffer.hpp>
@@ -12,6 +17,7 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -49,23 +55,24 @@ bool range_fits_int(R const& r) {
   return true;
 }
 
-// Per-process counts or displacements, handed to MPI as int* or MPI_Count*/MPI_Aint*.
-// When the caller's element type is already the one the binding takes, the caller's array
-// is passed as is; otherwise (blocking calls only) it is converted once into storage owned
-// by this object, which lives for the duration of the call.
-template <class R>
+// Per-process counts or displacements, handed to MPI as int* (Narrow) or MPI_Count* /
+// MPI_Aint* (Wide). When the caller's element type is already the one the binding takes,
+// the caller's array is passed as is; otherwise (blocking calls only) it is converted once
+// into storage owned by this object, which lives for the duration of the call. It is also
+// a counted argument (see call_with): it yields the Narrow or the Wide array.
+template <class R, class Wide = MPI_Count, class Narrow = int>
 class int_array {
 public:
   using value_type = std::remove_cv_t<std::ranges::range_value_t<R const&>>;
-  int_array(R const& r, char const* function) : r_(r), function_(function) {}
+  // `keep`: the array must outlive the call (nonblocking / persistent operations), so it
+  // cannot be a converted copy.
+  int_array(R const& r, char const* function, bool keep = false) : r_(r), function_(function), keep_(keep) {}
 
   bool fits_int() const { return range_fits_int(r_); }
   std::size_t size() const { return std::ranges::size(r_); }
   template <class T>
   static constexpr bool exact = std::is_same_v<value_type, T>;
 
-  // `persistent`: the array must outlive the call (nonblocking / persistent operations), so
-  // it cannot be a converted copy.
   template <class T>
   T const* get(bool persistent) {
     if constexpr (exact<T>) {
@@ -87,6 +94,16 @@ public:
     }
   }
 
+  // The int binding serves when the values fit, unless the array must be passed as is
+  // and is already of the wide type.
+  bool fits() const {
+    return std::is_same_v<Narrow, Wide> || (fits_int() && !(keep_ && !exact<Narrow> && exact<Wide>));
+  }
+  template <class L>
+  auto args(L) {
+    return std::tuple(get<std::conditional_t<L::value, Wide, Narrow>>(keep_));
+  }
+
 private:
   template <class T>
   std::vector<T>& storage() {
@@ -96,6 +113,7 @@ private:
   }
   R const& r_;
   char const* function_;
+  bool keep_;
   std::vector<int> ints_;
   std::vector<MPI_Count> counts_;
   std::vector<MPI_Aint> aints_;
@@ -103,39 +121,140 @@ private:
 
 template <class R>
 int_array(R const&, char const*) -> int_array<R>;
+template <class R>
+int_array(R const&, char const*, bool) -> int_array<R>;
+
+// --- Calling an int-count binding or its _c twin ---------------------------------------
+
+// The element types of counts and displacements in the int (Large = false) and _c bindings.
+template <bool Large>
+using count_t = std::conditional_t<Large, MPI_Count, int>;
+template <bool Large>
+using displ_t = std::conditional_t<Large, MPI_Aint, int>;
+using int_form = std::false_type;
+using large_form = std::true_type;
+
+// One MPI procedure and its large-count twin: Int is &MPI_Xxx, Large is &MPI_Xxx_c, or
+// nullptr where the MPI has no _c form; Int is nullptr where the MPI lacks the procedure
+// altogether (made by the MPI_CXX_*_FN macros below).
+template <auto Int, auto Large>
+struct counted_fn {
+  char const* name;
+  char const* name_c;
+  static constexpr auto int_fn = Int;
+};
+
+// Calls call(form, fn) -> int with the int binding when `fits`, else with the _c binding;
+// form is int_form or large_form, so the arguments can be built in the binding's types.
+template <auto Int, auto Large, class Call>
+void call_counted(counted_fn<Int, Large> const& f, bool fits, Call&& call) {
+  if constexpr (std::is_null_pointer_v<decltype(Int)>) {
+    (void)fits, (void)call;
+    unsupported(f.name);
+  } else if (fits) {
+    check(call(int_form{}, Int), f.name);
+  } else if constexpr (std::is_null_pointer_v<decltype(Large)>) {
+    fail(MPI_ERR_COUNT, f.name,
+         "a count does not fit in int (or a count array is of the large-count type) and this MPI "
+         "has no large-count (_c) bindings");
+  } else {
+    check(call(large_form{}, Large), f.name_c);
+  }
+}
+
+// A counted argument yields, for a form, a tuple of arguments in that binding's types.
+template <class A>
+concept counted_arg = requires(A& a) {
+  { a.fits() } -> std::convertible_to<bool>;
+  a.args(int_form{});
+};
+template <class A>
+bool arg_fits(A& a) {
+  if constexpr (counted_arg<A>) return a.fits();
+  else return true;
+}
+template <class L, class A>
+auto arg_tuple(L form, A& a) {
+  if constexpr (counted_arg<A>) return a.args(form);
+  else return std::tuple<std::remove_cv_t<A>>(a);
+}
+
+// Calls the binding of `f` that every counted argument fits, with all arguments in its types.
+template <auto Int, auto Large, class... A>
+void call_with(counted_fn<Int, Large> const& f, A&&... a) {
+  call_counted(f, (arg_fits(a) && ...),
+               [&](auto form, auto fn) { return std::apply(fn, std::tuple_cat(arg_tuple(form, a)...)); });
+}
+
+// A single count.
+struct counted {
+  MPI_Count n;
+  bool fits() const { return fits_int(n); }
+  template <class L>
+  auto args(L) const {
+    return std::tuple(static_cast<count_t<L::value>>(n));
+  }
+};
+
+// A buffer as (address, count, datatype).
+template <class B>
+struct buf_arg {
+  B& b;
+  MPI_Count n;
+  bool fits() const { return fits_int(n); }
+  template <class L>
+  auto args(L) const {
+    return std::tuple(mpi::ptr(b), static_cast<count_t<L::value>>(n), type_of(b));
+  }
+};
+// The whole buffer, or `n` elements of it (a collective's count per peer process).
+template <class B>
+buf_arg<B> buf(B& b, char const* function) {
+  return {b, count_of(b, function)};
+}
+template <class B>
+buf_arg<B> buf_count(B& b, MPI_Count n) {
+  return {b, n};
+}
+
+// Parameter I of the C binding Fn (as declared, and with pointer and const removed): lets
+// one body serve bindings that differ only in a parameter's type.
+template <class F>
+struct fn_params;
+template <class R, class... P>
+struct fn_params<R (*)(P...)> {
+  using type = std::tuple<P...>;
+};
+template <class R, class... P>
+struct fn_params<R (*)(P...) noexcept> {
+  using type = std::tuple<P...>;
+};
+template <auto Fn, std::size_t I>
+using param_decl_t = std::tuple_element_t<I, typename fn_params<std::remove_cv_t<decltype(Fn)>>::type>;
+template <auto Fn, std::size_t I>
+using param_t = std::remove_cv_t<std::remove_pointer_t<param_decl_t<Fn, I>>>;
 
 }  // namespace mpi::detail
 
-// MPI_CXX_CALL_COUNTED(fits, MPI_Xxx, args...) calls MPI_Xxx with cnt_t = int, disp_t = int
-// when `fits`, else MPI_Xxx_c with cnt_t = MPI_Count, disp_t = MPI_Aint; the arguments
-// are written once, in terms of cnt_t / disp_t.
+// The counted_fn of MPI_Xxx: with its _c twin where the MPI has large-count bindings.
 #if MPI_CXX_HAS_LARGE_COUNT
-#define MPI_CXX_CALL_COUNTED(fits, fn, ...)                     \
-  do {                                                          \
-    if (fits) {                                                 \
-      [[maybe_unused]] constexpr bool large_ = false;           \
-      using cnt_t [[maybe_unused]] = int;                                        \
-      using disp_t [[maybe_unused]] = int;                                       \
-      ::mpi::detail::check(fn(__VA_ARGS__), #fn);               \
-    } else {                                                    \
-      [[maybe_unused]] constexpr bool large_ = true;            \
-      using cnt_t [[maybe_unused]] = MPI_Count;                                  \
-      using disp_t [[maybe_unused]] = MPI_Aint;                                  \
-      ::mpi::detail::check(fn##_c(__VA_ARGS__), #fn "_c");      \
-    }                                                           \
-  } while (0)
+#define MPI_CXX_COUNTED_FN(fn) ::mpi::detail::counted_fn<&fn, &fn##_c>{#fn, #fn "_c"}
 #else
-#define MPI_CXX_CALL_COUNTED(fits, fn, ...)                                              \
-  do {                                                                                   \
-    if (fits) {                                                                          \
-      [[maybe_unused]] constexpr bool large_ = false;                                    \
-      using cnt_t [[maybe_unused]] = int;                                                                 \
-      using disp_t [[maybe_unused]] = int;                                                                \
-      ::mpi::detail::check(fn(__VA_ARGS__), #fn);                                        \
-    } else {                                                                             \
-      ::mpi::detail::fail(MPI_ERR_COUNT, #fn,                                            \
-                          "a count exceeds INT_MAX and this MPI has no large-count (_c) " \
-                          "bindings");                                                   \
-    }                                                                                    \
-  } while (0)
+#define MPI_CXX_COUNTED_FN(fn) ::mpi::detail::counted_fn<&fn, nullptr>{#fn, #fn "_c"}
 #endif
+// A procedure without a _c twin in any MPI (no counts: barrier).
+#define MPI_CXX_UNCOUNTED_FN(fn) ::mpi::detail::counted_fn<&fn, nullptr>{#fn, #fn}
+// A procedure the MPI underneath does not declare: calling it throws mpi_error with class
+// MPI_ERR_UNSUPPORTED_OPERATION naming it.
+#define MPI_CXX_MISSING_FN(fn) ::mpi::detail::counted_fn<nullptr, nullptr>{#fn, #fn}
+
+// MPI_CXX_CALL_COUNTED(fits, MPI_Xxx, args...) calls MPI_Xxx with cnt_t = int, disp_t = int
+// when `fits`, else MPI_Xxx_c with cnt_t = MPI_Count, disp_t = MPI_Aint (large_ says which);
+// the arguments are written once, in terms of cnt_t / disp_t.
+#define MPI_CXX_CALL_COUNTED(fits, fn, ...)                                         \
+  ::mpi::detail::call_counted(MPI_CXX_COUNTED_FN(fn), (fits), [&](auto form_, auto fn_) { \
+    [[maybe_unused]] constexpr bool large_ = decltype(form_)::value;                \
+    using cnt_t [[maybe_unused]] = ::mpi::detail::count_t<large_>;                  \
+    using disp_t [[maybe_unused]] = ::mpi::detail::displ_t<large_>;                 \
+    return fn_(__VA_ARGS__);                                                        \
+  })

@@ -29,38 +29,49 @@ inline MPI_Count partition_count(MPI_Count total, int partitions, char const* fn
 #define MPI_CXX_PARTITIONED_C_ (MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1))
 }  // namespace detail
 
-#define MPI_CXX_PINIT_(name, fn, buf_concept)                                                          \
-  template <buf_concept B, rank_like R, tag_like T, comm_handle C, info_handle I = info_view>          \
-  [[nodiscard]] request name(B&& buf, int partitions, R const& peer, T const& tag, C const& comm,      \
-                             I const& info = I{}) {                                                    \
-    MPI_CXX_PINIT_BODY_(fn)                                                                            \
-  }
-#if MPI_CXX_HAS_PARTITIONED
+namespace detail {
+#if !MPI_CXX_HAS_PARTITIONED
+#define MPI_CXX_PARTITIONED_FN_(fn) MPI_CXX_MISSING_FN(fn)
+#elif MPI_CXX_PARTITIONED_C_
+#define MPI_CXX_PARTITIONED_FN_(fn) MPI_CXX_COUNTED_FN(fn)
+#else
+#define MPI_CXX_PARTITIONED_FN_(fn) MPI_CXX_UNCOUNTED_FN(fn)
+#endif
+inline constexpr auto psend_init_fn = MPI_CXX_PARTITIONED_FN_(MPI_Psend_init);
+inline constexpr auto precv_init_fn = MPI_CXX_PARTITIONED_FN_(MPI_Precv_init);
+#undef MPI_CXX_PARTITIONED_FN_
+
+// The per-partition count: counted (int or MPI_Count) where the MPI has both bindings, the
+// MPI_Count of MPI-4.0's only binding otherwise.
+inline auto per_partition(MPI_Count n) {
 #if MPI_CXX_PARTITIONED_C_
-#define MPI_CXX_PINIT_BODY_(fn)                                                                        \
-  MPI_Count const n = detail::partition_count(detail::count_of(buf, #fn), partitions, #fn);             \
-  request req;                                                                                         \
-  MPI_CXX_CALL_COUNTED(detail::fits_int(n), fn, mpi::ptr(buf), partitions, cnt_t(n), detail::type_of(buf), \
-                       mpi::to_rank(peer), mpi::to_tag(tag), mpi::handle(comm), mpi::handle(info),      \
-                       req.mpi_handle_ptr());                                                          \
-  return req;
+  return counted{n};
 #else
-#define MPI_CXX_PINIT_BODY_(fn)                                                                        \
-  MPI_Count const n = detail::partition_count(detail::count_of(buf, #fn), partitions, #fn);             \
-  request req;                                                                                         \
-  MPI_CXX_CALL(fn, mpi::ptr(buf), partitions, n, detail::type_of(buf), mpi::to_rank(peer),             \
-               mpi::to_tag(tag), mpi::handle(comm), mpi::handle(info), req.mpi_handle_ptr());          \
+  return n;
+#endif
+}
+
+template <class F, class B, class R, class T, class C, class I>
+request partitioned_init(F const& f, B& buf, int partitions, R const& peer, T const& tag, C const& comm,
+                         I const& info) {
+  request req;
+  call_with(f, mpi::ptr(buf), partitions, per_partition(partition_count(count_of(buf, f.name), partitions, f.name)),
+            type_of(buf), mpi::to_rank(peer), mpi::to_tag(tag), mpi::handle(comm), mpi::handle(info),
+            req.mpi_handle_ptr());
   return req;
-#endif
-#else
-#define MPI_CXX_PINIT_BODY_(fn)                                                    \
-  (void)buf, (void)partitions, (void)peer, (void)tag, (void)comm, (void)info;      \
-  detail::unsupported(#fn);
-#endif
-MPI_CXX_PINIT_(psend_init, MPI_Psend_init, send_buffer)
-MPI_CXX_PINIT_(precv_init, MPI_Precv_init, recv_buffer)
-#undef MPI_CXX_PINIT_
-#undef MPI_CXX_PINIT_BODY_
+}
+}  // namespace detail
+
+template <send_buffer B, rank_like R, tag_like T, comm_handle C, info_handle I = info_view>
+[[nodiscard]] request psend_init(B&& buf, int partitions, R const& dest, T const& tag, C const& comm,
+                                 I const& info = I{}) {
+  return detail::partitioned_init(detail::psend_init_fn, buf, partitions, dest, tag, comm, info);
+}
+template <recv_buffer B, rank_like R, tag_like T, comm_handle C, info_handle I = info_view>
+[[nodiscard]] request precv_init(B&& buf, int partitions, R const& source, T const& tag, C const& comm,
+                                 I const& info = I{}) {
+  return detail::partitioned_init(detail::precv_init_fn, buf, partitions, source, tag, comm, info);
+}
 
 template <request_handle_ptr R>
 void pready(int partition, R& req) {

@@ -1,5 +1,5 @@
-// Point-to-point communication, blocking and nonblocking. Argument order mirrors the C
-// bindings minus count and datatype, which come from the buffer.
+// Point-to-point communication: blocking, nonblocking and persistent. Argument order
+// mirrors the C bindings minus count and datatype, which come from the buffer.
 #pragma once
 
 #include <mpi/buffer.hpp>
@@ -14,110 +14,134 @@
 
 namespace mpi {
 
-#define MPI_CXX_SEND_(name, fn)                                                                   \
-  template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                \
-  void name(S&& buf, R const& dest, T const& tag, C const& comm) {                               \
-    MPI_Count const n = detail::count_of(buf, #fn);                                               \
-    MPI_CXX_CALL_COUNTED(detail::fits_int(n), fn, mpi::ptr(buf), cnt_t(n), detail::type_of(buf), \
-                         mpi::to_rank(dest), mpi::to_tag(tag), mpi::handle(comm));                \
-  }
-MPI_CXX_SEND_(send, MPI_Send)
-MPI_CXX_SEND_(bsend, MPI_Bsend)
-MPI_CXX_SEND_(ssend, MPI_Ssend)
-MPI_CXX_SEND_(rsend, MPI_Rsend)
-#undef MPI_CXX_SEND_
+namespace detail {
 
-#define MPI_CXX_ISEND_(name, fn)                                                                  \
-  template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                \
-  [[nodiscard]] request name(S&& buf, R const& dest, T const& tag, C const& comm) {              \
-    MPI_Count const n = detail::count_of(buf, #fn);                                               \
-    request req;                                                                                  \
-    MPI_CXX_CALL_COUNTED(detail::fits_int(n), fn, mpi::ptr(buf), cnt_t(n), detail::type_of(buf), \
-                         mpi::to_rank(dest), mpi::to_tag(tag), mpi::handle(comm),                 \
-                         req.mpi_handle_ptr());                                                   \
-    return req;                                                                                   \
-  }
-MPI_CXX_ISEND_(isend, MPI_Isend)
-MPI_CXX_ISEND_(ibsend, MPI_Ibsend)
-MPI_CXX_ISEND_(issend, MPI_Issend)
-MPI_CXX_ISEND_(irsend, MPI_Irsend)
-#undef MPI_CXX_ISEND_
+#if MPI_CXX_HAS_ISENDRECV
+#define MPI_CXX_ISENDRECV_FN_(fn) MPI_CXX_COUNTED_FN(fn)
+#else
+#define MPI_CXX_ISENDRECV_FN_(fn) MPI_CXX_MISSING_FN(fn)
+#endif
 
+// The C bindings of each operation: blocking, nonblocking, persistent.
+inline constexpr auto send_forms =
+    forms{MPI_CXX_COUNTED_FN(MPI_Send), MPI_CXX_COUNTED_FN(MPI_Isend), MPI_CXX_COUNTED_FN(MPI_Send_init)};
+inline constexpr auto bsend_forms =
+    forms{MPI_CXX_COUNTED_FN(MPI_Bsend), MPI_CXX_COUNTED_FN(MPI_Ibsend), MPI_CXX_COUNTED_FN(MPI_Bsend_init)};
+inline constexpr auto ssend_forms =
+    forms{MPI_CXX_COUNTED_FN(MPI_Ssend), MPI_CXX_COUNTED_FN(MPI_Issend), MPI_CXX_COUNTED_FN(MPI_Ssend_init)};
+inline constexpr auto rsend_forms =
+    forms{MPI_CXX_COUNTED_FN(MPI_Rsend), MPI_CXX_COUNTED_FN(MPI_Irsend), MPI_CXX_COUNTED_FN(MPI_Rsend_init)};
+inline constexpr auto recv_forms =
+    forms{MPI_CXX_COUNTED_FN(MPI_Recv), MPI_CXX_COUNTED_FN(MPI_Irecv), MPI_CXX_COUNTED_FN(MPI_Recv_init)};
+// MPI has no persistent sendrecv: that slot is never called.
+inline constexpr auto sendrecv_forms = forms{MPI_CXX_COUNTED_FN(MPI_Sendrecv), MPI_CXX_ISENDRECV_FN_(MPI_Isendrecv),
+                                             MPI_CXX_MISSING_FN(MPI_Sendrecv_init)};
+inline constexpr auto sendrecv_replace_forms =
+    forms{MPI_CXX_COUNTED_FN(MPI_Sendrecv_replace), MPI_CXX_ISENDRECV_FN_(MPI_Isendrecv_replace),
+          MPI_CXX_MISSING_FN(MPI_Sendrecv_replace_init)};
+#undef MPI_CXX_ISENDRECV_FN_
+
+// send, bsend, ssend, rsend, recv in every form: (buf, count, datatype, peer, tag, comm).
+template <mode M, class F, class T, class B, class R, class G, class C>
+auto p2p(F const& f, T const& trailing, B& buf, R const& peer, G const& tag, C const& comm) {
+  return invoke<M>(f, trailing, detail::buf(buf, f.template name<M>()), mpi::to_rank(peer), mpi::to_tag(tag),
+                   mpi::handle(comm));
+}
+
+template <mode M, class S, class RD, class TS, class B, class RS, class TR, class C>
+auto sendrecv(MPI_Status* st, S& sbuf, RD const& dest, TS const& sendtag, B& rbuf, RS const& source,
+              TR const& recvtag, C const& comm) {
+  char const* fn = sendrecv_forms.name<M>();
+  return invoke<M>(sendrecv_forms, recv_tail{st}, detail::buf(sbuf, fn), mpi::to_rank(dest), mpi::to_tag(sendtag),
+                   detail::buf(rbuf, fn), mpi::to_rank(source), mpi::to_tag(recvtag), mpi::handle(comm));
+}
+
+template <mode M, class B, class RD, class TS, class RS, class TR, class C>
+auto sendrecv_replace(MPI_Status* st, B& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag,
+                      C const& comm) {
+  return invoke<M>(sendrecv_replace_forms, recv_tail{st}, detail::buf(buf, sendrecv_replace_forms.name<M>()),
+                   mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::to_rank(source), mpi::to_tag(recvtag),
+                   mpi::handle(comm));
+}
+
+}  // namespace detail
+
+// send / isend / send_init, and the same for bsend, ssend, rsend. The *_init forms create an
+// inactive persistent request: start it with mpi::start / mpi::start_all (or
+// request.start()) and complete it with wait/test, as often as wanted.
+#define MPI_CXX_SEND_FORMS_(name)                                                                   \
+  template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
+  void name(S&& buf, R const& dest, T const& tag, C const& comm) {                                 \
+    detail::p2p<detail::mode::blocking>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, comm); \
+  }                                                                                                 \
+  template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
+  [[nodiscard]] request i##name(S&& buf, R const& dest, T const& tag, C const& comm) {             \
+    return detail::p2p<detail::mode::nonblocking>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, \
+                                                  comm);                                            \
+  }                                                                                                 \
+  template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
+  [[nodiscard]] request name##_init(S&& buf, R const& dest, T const& tag, C const& comm) {         \
+    return detail::p2p<detail::mode::persistent>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, \
+                                                 comm);                                             \
+  }
+MPI_CXX_SEND_FORMS_(send)
+MPI_CXX_SEND_FORMS_(bsend)
+MPI_CXX_SEND_FORMS_(ssend)
+MPI_CXX_SEND_FORMS_(rsend)
+#undef MPI_CXX_SEND_FORMS_
+
+// recv fills `st` (an mpi::status, an MPI_Status or mpi::status_ignore), or returns the status.
+template <recv_buffer B, rank_like R, tag_like T, comm_handle C, detail::status_out St>
+void recv(B&& buf, R const& source, T const& tag, C const& comm, St&& st) {
+  detail::p2p<detail::mode::blocking>(detail::recv_forms, detail::recv_tail{detail::status_ptr(st)}, buf, source,
+                                      tag, comm);
+}
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
 status recv(B&& buf, R const& source, T const& tag, C const& comm) {
-  MPI_Count const n = detail::count_of(buf, "MPI_Recv");
-  status st;
-  MPI_CXX_CALL_COUNTED(detail::fits_int(n), MPI_Recv, mpi::ptr(buf), cnt_t(n), detail::type_of(buf),
-                       mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), st.mpi_status_ptr());
-  return st;
+  return detail::returned([&](status& st) { mpi::recv(buf, source, tag, comm, st); });
 }
-
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
 [[nodiscard]] request irecv(B&& buf, R const& source, T const& tag, C const& comm) {
-  MPI_Count const n = detail::count_of(buf, "MPI_Irecv");
-  request req;
-  MPI_CXX_CALL_COUNTED(detail::fits_int(n), MPI_Irecv, mpi::ptr(buf), cnt_t(n), detail::type_of(buf),
-                       mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), req.mpi_handle_ptr());
-  return req;
+  return detail::p2p<detail::mode::nonblocking>(detail::recv_forms, detail::recv_tail{}, buf, source, tag, comm);
+}
+template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
+[[nodiscard]] request recv_init(B&& buf, R const& source, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::persistent>(detail::recv_forms, detail::recv_tail{}, buf, source, tag, comm);
 }
 
+template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C,
+          detail::status_out St>
+void sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source, TR const& recvtag,
+              C const& comm, St&& st) {
+  detail::sendrecv<detail::mode::blocking>(detail::status_ptr(st), sbuf, dest, sendtag, rbuf, source, recvtag, comm);
+}
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C>
 status sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source, TR const& recvtag,
                 C const& comm) {
-  MPI_Count const ns = detail::count_of(sbuf, "MPI_Sendrecv");
-  MPI_Count const nr = detail::count_of(rbuf, "MPI_Sendrecv");
-  status st;
-  MPI_CXX_CALL_COUNTED(detail::all_fit_int(ns, nr), MPI_Sendrecv, mpi::ptr(sbuf), cnt_t(ns),
-                       detail::type_of(sbuf), mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::ptr(rbuf),
-                       cnt_t(nr), detail::type_of(rbuf), mpi::to_rank(source), mpi::to_tag(recvtag),
-                       mpi::handle(comm), st.mpi_status_ptr());
-  return st;
+  return detail::returned([&](status& st) { mpi::sendrecv(sbuf, dest, sendtag, rbuf, source, recvtag, comm, st); });
 }
-
-template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C>
-status sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag,
-                        C const& comm) {
-  MPI_Count const n = detail::count_of(buf, "MPI_Sendrecv_replace");
-  status st;
-  MPI_CXX_CALL_COUNTED(detail::fits_int(n), MPI_Sendrecv_replace, mpi::ptr(buf), cnt_t(n),
-                       detail::type_of(buf), mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::to_rank(source),
-                       mpi::to_tag(recvtag), mpi::handle(comm), st.mpi_status_ptr());
-  return st;
-}
-
 // MPI-4.0; MPI_ERR_UNSUPPORTED_OPERATION on an older MPI.
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C>
 [[nodiscard]] request isendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
                                 TR const& recvtag, C const& comm) {
-#if MPI_CXX_HAS_ISENDRECV
-  MPI_Count const ns = detail::count_of(sbuf, "MPI_Isendrecv");
-  MPI_Count const nr = detail::count_of(rbuf, "MPI_Isendrecv");
-  request req;
-  MPI_CXX_CALL_COUNTED(detail::all_fit_int(ns, nr), MPI_Isendrecv, mpi::ptr(sbuf), cnt_t(ns),
-                       detail::type_of(sbuf), mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::ptr(rbuf),
-                       cnt_t(nr), detail::type_of(rbuf), mpi::to_rank(source), mpi::to_tag(recvtag),
-                       mpi::handle(comm), req.mpi_handle_ptr());
-  return req;
-#else
-  (void)sbuf, (void)dest, (void)sendtag, (void)rbuf, (void)source, (void)recvtag, (void)comm;
-  detail::unsupported("MPI_Isendrecv");
-#endif
+  return detail::sendrecv<detail::mode::nonblocking>(nullptr, sbuf, dest, sendtag, rbuf, source, recvtag, comm);
 }
 
+template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C, detail::status_out St>
+void sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag, C const& comm,
+                      St&& st) {
+  detail::sendrecv_replace<detail::mode::blocking>(detail::status_ptr(st), buf, dest, sendtag, source, recvtag, comm);
+}
+template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C>
+status sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag,
+                        C const& comm) {
+  return detail::returned([&](status& st) { mpi::sendrecv_replace(buf, dest, sendtag, source, recvtag, comm, st); });
+}
+// MPI-4.0; MPI_ERR_UNSUPPORTED_OPERATION on an older MPI.
 template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C>
 [[nodiscard]] request isendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
                                         TR const& recvtag, C const& comm) {
-#if MPI_CXX_HAS_ISENDRECV
-  MPI_Count const n = detail::count_of(buf, "MPI_Isendrecv_replace");
-  request req;
-  MPI_CXX_CALL_COUNTED(detail::fits_int(n), MPI_Isendrecv_replace, mpi::ptr(buf), cnt_t(n),
-                       detail::type_of(buf), mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::to_rank(source),
-                       mpi::to_tag(recvtag), mpi::handle(comm), req.mpi_handle_ptr());
-  return req;
-#else
-  (void)buf, (void)dest, (void)sendtag, (void)source, (void)recvtag, (void)comm;
-  detail::unsupported("MPI_Isendrecv_replace");
-#endif
+  return detail::sendrecv_replace<detail::mode::nonblocking>(nullptr, buf, dest, sendtag, source, recvtag, comm);
 }
 
 // The buffer used by bsend; it must stay valid until detached.

@@ -15,57 +15,83 @@
 
 namespace mpi {
 
+// Each call that yields a status fills `st` (an mpi::status, an MPI_Status or
+// mpi::status_ignore) when given one, else returns it.
+template <rank_like R, tag_like T, comm_handle C, detail::status_out St>
+void probe(R const& source, T const& tag, C const& comm, St&& st) {
+  MPI_CXX_CALL(MPI_Probe, mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), detail::status_ptr(st));
+}
 template <rank_like R, tag_like T, comm_handle C>
 status probe(R const& source, T const& tag, C const& comm) {
-  status st;
-  MPI_CXX_CALL(MPI_Probe, mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), st.mpi_status_ptr());
-  return st;
+  return detail::returned([&](status& st) { mpi::probe(source, tag, comm, st); });
 }
 
+// Whether a matching message is pending.
+template <rank_like R, tag_like T, comm_handle C, detail::status_out St>
+bool iprobe(R const& source, T const& tag, C const& comm, St&& st) {
+  int flag = 0;
+  MPI_CXX_CALL(MPI_Iprobe, mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), &flag, detail::status_ptr(st));
+  return flag != 0;
+}
 template <rank_like R, tag_like T, comm_handle C>
 std::optional<status> iprobe(R const& source, T const& tag, C const& comm) {
-  status st;
-  int flag = 0;
-  MPI_CXX_CALL(MPI_Iprobe, mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), &flag,
-               st.mpi_status_ptr());
-  if (!flag) return std::nullopt;
-  return st;
+  return detail::returned_if([&](status& st) { return mpi::iprobe(source, tag, comm, st); });
 }
 
+template <rank_like R, tag_like T, comm_handle C, detail::status_out St>
+message mprobe(R const& source, T const& tag, C const& comm, St&& st) {
+  message m;
+  MPI_CXX_CALL(MPI_Mprobe, mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), m.mpi_handle_ptr(),
+               detail::status_ptr(st));
+  return m;
+}
 template <rank_like R, tag_like T, comm_handle C>
 std::pair<message, status> mprobe(R const& source, T const& tag, C const& comm) {
   std::pair<message, status> r;
-  MPI_CXX_CALL(MPI_Mprobe, mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm),
-               r.first.mpi_handle_ptr(), r.second.mpi_status_ptr());
+  r.first = mpi::mprobe(source, tag, comm, r.second);
   return r;
 }
 
+// nullopt while no matching message is pending.
+template <rank_like R, tag_like T, comm_handle C, detail::status_out St>
+std::optional<message> improbe(R const& source, T const& tag, C const& comm, St&& st) {
+  message m;
+  int flag = 0;
+  MPI_CXX_CALL(MPI_Improbe, mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), &flag, m.mpi_handle_ptr(),
+               detail::status_ptr(st));
+  if (!flag) return std::nullopt;
+  return m;
+}
 template <rank_like R, tag_like T, comm_handle C>
 std::optional<std::pair<message, status>> improbe(R const& source, T const& tag, C const& comm) {
   std::pair<message, status> r;
-  int flag = 0;
-  MPI_CXX_CALL(MPI_Improbe, mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm), &flag,
-               r.first.mpi_handle_ptr(), r.second.mpi_status_ptr());
-  if (!flag) return std::nullopt;
+  auto m = mpi::improbe(source, tag, comm, r.second);
+  if (!m) return std::nullopt;
+  r.first = std::move(*m);
   return r;
 }
 
+namespace detail {
+inline constexpr auto mrecv_forms =
+    forms{MPI_CXX_COUNTED_FN(MPI_Mrecv), MPI_CXX_COUNTED_FN(MPI_Imrecv), MPI_CXX_MISSING_FN(MPI_Mrecv_init)};
+
+template <mode M, class B, class Msg>
+auto mrecv(MPI_Status* st, B& buf, Msg& msg) {
+  return invoke<M>(mrecv_forms, recv_tail{st}, detail::buf(buf, mrecv_forms.name<M>()), mpi::handle_ptr(msg));
+}
+}  // namespace detail
+
+template <recv_buffer B, message_handle_ptr M, detail::status_out St>
+void mrecv(B&& buf, M& msg, St&& st) {
+  detail::mrecv<detail::mode::blocking>(detail::status_ptr(st), buf, msg);
+}
 template <recv_buffer B, message_handle_ptr M>
 status mrecv(B&& buf, M& msg) {
-  MPI_Count const n = detail::count_of(buf, "MPI_Mrecv");
-  status st;
-  MPI_CXX_CALL_COUNTED(detail::fits_int(n), MPI_Mrecv, mpi::ptr(buf), cnt_t(n), detail::type_of(buf),
-                       mpi::handle_ptr(msg), st.mpi_status_ptr());
-  return st;
+  return detail::returned([&](status& st) { mpi::mrecv(buf, msg, st); });
 }
-
 template <recv_buffer B, message_handle_ptr M>
 [[nodiscard]] request imrecv(B&& buf, M& msg) {
-  MPI_Count const n = detail::count_of(buf, "MPI_Imrecv");
-  request req;
-  MPI_CXX_CALL_COUNTED(detail::fits_int(n), MPI_Imrecv, mpi::ptr(buf), cnt_t(n), detail::type_of(buf),
-                       mpi::handle_ptr(msg), req.mpi_handle_ptr());
-  return req;
+  return detail::mrecv<detail::mode::nonblocking>(nullptr, buf, msg);
 }
 
 }  // namespace mpi

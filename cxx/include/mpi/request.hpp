@@ -3,6 +3,7 @@
 // which is layout-compatible) without allocating, cancel, get_status, start/start_all.
 #pragma once
 
+#include <mpi/large_count.hpp>
 #include <mpi/object.hpp>
 #include <mpi/rank_tag.hpp>
 #include <mpi/status.hpp>
@@ -10,7 +11,9 @@
 #include <optional>
 #include <ranges>
 #include <span>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace mpi {
 
@@ -35,7 +38,11 @@ class request : public detail::owner_base<detail::request_kind, request, request
 public:
   request() noexcept = default;
   status wait();
+  template <detail::status_out St>
+  void wait(St&& st);
   std::optional<status> test();
+  template <detail::status_out St>
+  bool test(St&& st);
   void cancel();
   void start();
 };
@@ -77,118 +84,134 @@ template <class R>
 int range_size(R const& r, char const* fn) {
   return checked_int(std::ranges::size(r), MPI_ERR_COUNT, fn);
 }
-template <class R, class S>
-void check_status_size(R const& reqs, S const& sts, char const* fn) {
-  if (std::ranges::size(sts) < std::ranges::size(reqs))
-    fail(MPI_ERR_ARG, fn, "statuses range is smaller than the requests range");
+// The statuses array of an array procedure: the caller's range, or MPI_STATUSES_IGNORE.
+template <class R, class... S>
+MPI_Status* statuses_of(R const& reqs, char const* fn, S&... sts) {
+  if constexpr (sizeof...(S) == 0) {
+    return MPI_STATUSES_IGNORE;
+  } else {
+    if (((std::ranges::size(sts) < std::ranges::size(reqs)) || ...))
+      fail(MPI_ERR_ARG, fn, "statuses range is smaller than the requests range");
+    return (status_data(sts), ...);
+  }
+}
+// MPI_Waitsome and MPI_Testsome have the same parameters.
+template <class R, class... S>
+int some(int (*fn)(int, MPI_Request*, int*, int*, MPI_Status*), char const* name, R& reqs,
+         std::span<int> indices, S&... sts) {
+  if (indices.size() < std::ranges::size(reqs)) fail(MPI_ERR_ARG, name, "indices span is smaller than the requests range");
+  int out = 0;
+  int const err = fn(range_size(reqs, name), request_data(reqs), &out, indices.data(), statuses_of(reqs, name, sts...));
+  // The count is lost when the call throws (MPI_ERR_IN_STATUS): an MPI_UNDEFINED entry ends
+  // the completed indices instead.
+  if (err != MPI_SUCCESS && out >= 0 && std::cmp_less(out, indices.size())) indices[static_cast<std::size_t>(out)] = MPI_UNDEFINED;
+  check(err, name);
+  return out;
 }
 
 }  // namespace detail
 
+template <request_handle_ptr R, detail::status_out St>
+void wait(R& req, St&& st) {
+  MPI_CXX_CALL(MPI_Wait, mpi::handle_ptr(req), detail::status_ptr(st));
+}
 template <request_handle_ptr R>
 status wait(R& req) {
-  status s;
-  MPI_CXX_CALL(MPI_Wait, mpi::handle_ptr(req), s.mpi_status_ptr());
-  return s;
+  return detail::returned([&](status& s) { mpi::wait(req, s); });
+}
+// Whether the request completed (then `st` holds its status).
+template <request_handle_ptr R, detail::status_out St>
+bool test(R& req, St&& st) {
+  int flag = 0;
+  MPI_CXX_CALL(MPI_Test, mpi::handle_ptr(req), &flag, detail::status_ptr(st));
+  return flag != 0;
 }
 template <request_handle_ptr R>
 std::optional<status> test(R& req) {
-  status s;
-  int flag = 0;
-  MPI_CXX_CALL(MPI_Test, mpi::handle_ptr(req), &flag, s.mpi_status_ptr());
-  if (!flag) return std::nullopt;
-  return s;
+  return detail::returned_if([&](status& s) { return mpi::test(req, s); });
 }
 template <request_handle_ptr R>
 void cancel(R& req) {
   MPI_CXX_CALL(MPI_Cancel, mpi::handle_ptr(req));
 }
-// Status of a request without completing (freeing) it; nullopt while incomplete.
+// Status of a request without completing (freeing) it; false / nullopt while incomplete.
+template <request_handle_ptr R, detail::status_out St>
+bool get_status(R& req, St&& st) {
+  int flag = 0;
+  MPI_CXX_CALL(MPI_Request_get_status, *mpi::handle_ptr(req), &flag, detail::status_ptr(st));
+  return flag != 0;
+}
 template <request_handle_ptr R>
 std::optional<status> get_status(R& req) {
-  status s;
-  int flag = 0;
-  MPI_CXX_CALL(MPI_Request_get_status, *mpi::handle_ptr(req), &flag, s.mpi_status_ptr());
-  if (!flag) return std::nullopt;
-  return s;
+  return detail::returned_if([&](status& s) { return mpi::get_status(req, s); });
 }
 template <request_handle_ptr R>
 void start(R& req) {
   MPI_CXX_CALL(MPI_Start, mpi::handle_ptr(req));
 }
 
-template <detail::request_range R>
-void wait_all(R&& reqs) {
+// The array procedures take a statuses range (at least as long as the requests range) or
+// nothing (MPI_STATUSES_IGNORE). Under MPI_ERRORS_RETURN a failure of some of the requests
+// throws mpi_error with class MPI_ERR_IN_STATUS; each status's error() then says which.
+template <detail::request_range R, detail::status_range... S>
+  requires(sizeof...(S) <= 1)
+void wait_all(R&& reqs, S&&... statuses) {
   MPI_CXX_CALL(MPI_Waitall, detail::range_size(reqs, "MPI_Waitall"), detail::request_data(reqs),
-               MPI_STATUSES_IGNORE);
+               detail::statuses_of(reqs, "MPI_Waitall", statuses...));
 }
-template <detail::request_range R, detail::status_range S>
-void wait_all(R&& reqs, S&& statuses) {
-  detail::check_status_size(reqs, statuses, "MPI_Waitall");
-  MPI_CXX_CALL(MPI_Waitall, detail::range_size(reqs, "MPI_Waitall"), detail::request_data(reqs),
-               detail::status_data(statuses));
-}
-template <detail::request_range R>
-bool test_all(R&& reqs) {
+template <detail::request_range R, detail::status_range... S>
+  requires(sizeof...(S) <= 1)
+bool test_all(R&& reqs, S&&... statuses) {
   int flag = 0;
   MPI_CXX_CALL(MPI_Testall, detail::range_size(reqs, "MPI_Testall"), detail::request_data(reqs), &flag,
-               MPI_STATUSES_IGNORE);
+               detail::statuses_of(reqs, "MPI_Testall", statuses...));
   return flag != 0;
 }
-template <detail::request_range R, detail::status_range S>
-bool test_all(R&& reqs, S&& statuses) {
-  detail::check_status_size(reqs, statuses, "MPI_Testall");
-  int flag = 0;
-  MPI_CXX_CALL(MPI_Testall, detail::range_size(reqs, "MPI_Testall"), detail::request_data(reqs), &flag,
-               detail::status_data(statuses));
-  return flag != 0;
+// The index of the completed request (its status in `st`), MPI_UNDEFINED when no request
+// was active.
+template <detail::request_range R, detail::status_out St>
+int wait_any(R&& reqs, St&& st) {
+  int index = MPI_UNDEFINED;
+  MPI_CXX_CALL(MPI_Waitany, detail::range_size(reqs, "MPI_Waitany"), detail::request_data(reqs), &index,
+               detail::status_ptr(st));
+  return index;
 }
 template <detail::request_range R>
 completion wait_any(R&& reqs) {
   completion c{MPI_UNDEFINED, {}};
-  MPI_CXX_CALL(MPI_Waitany, detail::range_size(reqs, "MPI_Waitany"), detail::request_data(reqs), &c.index,
-               c.status.mpi_status_ptr());
+  c.index = mpi::wait_any(reqs, c.status);
   return c;
 }
 // nullopt: none completed yet; index MPI_UNDEFINED: no active request.
+template <detail::request_range R, detail::status_out St>
+std::optional<int> test_any(R&& reqs, St&& st) {
+  int index = MPI_UNDEFINED;
+  int flag = 0;
+  MPI_CXX_CALL(MPI_Testany, detail::range_size(reqs, "MPI_Testany"), detail::request_data(reqs), &index,
+               &flag, detail::status_ptr(st));
+  if (!flag) return std::nullopt;
+  return index;
+}
 template <detail::request_range R>
 std::optional<completion> test_any(R&& reqs) {
   completion c{MPI_UNDEFINED, {}};
-  int flag = 0;
-  MPI_CXX_CALL(MPI_Testany, detail::range_size(reqs, "MPI_Testany"), detail::request_data(reqs), &c.index,
-               &flag, c.status.mpi_status_ptr());
-  if (!flag) return std::nullopt;
+  auto const index = mpi::test_any(reqs, c.status);
+  if (!index) return std::nullopt;
+  c.index = *index;
   return c;
 }
 // Returns the number of completed requests (their indices are the first entries of
-// `indices`), or MPI_UNDEFINED when no request was active.
-template <detail::request_range R>
-int wait_some(R&& reqs, std::span<int> indices) {
-  if (indices.size() < std::ranges::size(reqs))
-    detail::fail(MPI_ERR_ARG, "MPI_Waitsome", "indices span is smaller than the requests range");
-  int out = 0;
-  MPI_CXX_CALL(MPI_Waitsome, detail::range_size(reqs, "MPI_Waitsome"), detail::request_data(reqs), &out,
-               indices.data(), MPI_STATUSES_IGNORE);
-  return out;
+// `indices`), or MPI_UNDEFINED when no request was active. When it throws, the completed
+// indices are those before the first MPI_UNDEFINED in `indices` (or all of them).
+template <detail::request_range R, detail::status_range... S>
+  requires(sizeof...(S) <= 1)
+int wait_some(R&& reqs, std::span<int> indices, S&&... statuses) {
+  return detail::some(&MPI_Waitsome, "MPI_Waitsome", reqs, indices, statuses...);
 }
-template <detail::request_range R, detail::status_range S>
-int wait_some(R&& reqs, std::span<int> indices, S&& statuses) {
-  if (indices.size() < std::ranges::size(reqs))
-    detail::fail(MPI_ERR_ARG, "MPI_Waitsome", "indices span is smaller than the requests range");
-  detail::check_status_size(reqs, statuses, "MPI_Waitsome");
-  int out = 0;
-  MPI_CXX_CALL(MPI_Waitsome, detail::range_size(reqs, "MPI_Waitsome"), detail::request_data(reqs), &out,
-               indices.data(), detail::status_data(statuses));
-  return out;
-}
-template <detail::request_range R>
-int test_some(R&& reqs, std::span<int> indices) {
-  if (indices.size() < std::ranges::size(reqs))
-    detail::fail(MPI_ERR_ARG, "MPI_Testsome", "indices span is smaller than the requests range");
-  int out = 0;
-  MPI_CXX_CALL(MPI_Testsome, detail::range_size(reqs, "MPI_Testsome"), detail::request_data(reqs), &out,
-               indices.data(), MPI_STATUSES_IGNORE);
-  return out;
+template <detail::request_range R, detail::status_range... S>
+  requires(sizeof...(S) <= 1)
+int test_some(R&& reqs, std::span<int> indices, S&&... statuses) {
+  return detail::some(&MPI_Testsome, "MPI_Testsome", reqs, indices, statuses...);
 }
 template <detail::request_range R>
 void start_all(R&& reqs) {
@@ -197,7 +220,85 @@ void start_all(R&& reqs) {
 
 inline status request::wait() { return mpi::wait(*this); }
 inline std::optional<status> request::test() { return mpi::test(*this); }
+template <detail::status_out St>
+void request::wait(St&& st) {
+  mpi::wait(*this, st);
+}
+template <detail::status_out St>
+bool request::test(St&& st) {
+  return mpi::test(*this, st);
+}
 inline void request::cancel() { mpi::cancel(*this); }
 inline void request::start() { mpi::start(*this); }
+
+
+// --- The forms of an operation ----------------------------------------------------------
+// Most operations come as a blocking procedure, a nonblocking one (MPI_I...) and a
+// persistent one (..._init), all with the same leading arguments. Each operation is one
+// `forms` value naming its C bindings, and one body that calls invoke<M> with the leading
+// arguments: the form M decides the binding and what follows (nothing or a status; the
+// request, after the info for persistent collectives).
+namespace detail {
+
+enum class mode { blocking, nonblocking, persistent };
+
+// `split`: for collectives whose buffers are whole messages, how they divide into the
+// per-process counts the bindings take (coll_detail.hpp); unused elsewhere.
+template <class B, class N, class P, class X = std::nullptr_t>
+struct forms {
+  B blocking;
+  N nonblocking;
+  P persistent;
+  X split = nullptr;
+
+  template <mode M>
+  constexpr auto const& get() const noexcept {
+    if constexpr (M == mode::blocking) return blocking;
+    else if constexpr (M == mode::nonblocking) return nonblocking;
+    else return persistent;
+  }
+  template <mode M>
+  constexpr char const* name() const noexcept {
+    return get<M>().name;
+  }
+};
+template <class B, class N, class P>
+forms(B, N, P) -> forms<B, N, P>;
+template <class B, class N, class P, class X>
+forms(B, N, P, X) -> forms<B, N, P, X>;
+
+// The trailing arguments of each form.
+template <bool Status, bool Info>
+struct tail {
+  MPI_Status* status = nullptr;
+  MPI_Info info = MPI_INFO_NULL;
+
+  template <mode M>
+  auto args(MPI_Request* req) const {
+    if constexpr (M == mode::blocking) {
+      if constexpr (Status) return std::tuple(status);
+      else return std::tuple();
+    } else if constexpr (M == mode::persistent && Info) {
+      return std::tuple(info, req);
+    } else {
+      return std::tuple(req);
+    }
+  }
+};
+using send_tail = tail<false, false>;  // sends, partitioned
+using recv_tail = tail<true, false>;   // receives, sendrecv, mrecv
+using coll_tail = tail<false, true>;   // collectives
+
+// Calls form M of `f` with the leading arguments `a` (counted arguments among them, see
+// call_with); returns the request of the nonblocking and persistent forms.
+template <mode M, class F, class T, class... A>
+auto invoke(F const& f, T const& trailing, A&&... a) {
+  [[maybe_unused]] request req;
+  std::apply([&](auto... t) { call_with(f.template get<M>(), a..., t...); },
+             trailing.template args<M>(req.mpi_handle_ptr()));
+  if constexpr (M != mode::blocking) return req;
+}
+
+}  // namespace detail
 
 }  // namespace mpi

@@ -5,9 +5,29 @@
 #include <mpi/buffer.hpp>
 #include <mpi/error.hpp>
 
+#include <concepts>
+#include <optional>
 #include <type_traits>
 
 namespace mpi {
+
+namespace detail {
+// The widest count queries the MPI has: MPI-4.0's _c forms, else MPI_Get_count (int) and
+// MPI_Get_elements_x.
+template <class N>
+struct status_query {
+  using result_type = N;
+  int (*fn)(MPI_Status const*, MPI_Datatype, N*);
+  char const* name;
+};
+#if MPI_CXX_HAS_LARGE_COUNT
+inline constexpr status_query<MPI_Count> get_count{&MPI_Get_count_c, "MPI_Get_count_c"};
+inline constexpr status_query<MPI_Count> get_elements{&MPI_Get_elements_c, "MPI_Get_elements_c"};
+#else
+inline constexpr status_query<int> get_count{&MPI_Get_count, "MPI_Get_count"};
+inline constexpr status_query<MPI_Count> get_elements{&MPI_Get_elements_x, "MPI_Get_elements_x"};
+#endif
+}  // namespace detail
 
 class status {
 public:
@@ -25,31 +45,16 @@ public:
   // Number of received elements of `type`; MPI_UNDEFINED if not a whole number.
   template <datatype_handle D>
   MPI_Count count(D const& type) const {
-#if MPI_CXX_HAS_LARGE_COUNT
-    MPI_Count n = 0;
-    MPI_CXX_CALL(MPI_Get_count_c, &s_, mpi::handle(type), &n);
-    return n;
-#else
-    int n = 0;
-    MPI_CXX_CALL(MPI_Get_count, &s_, mpi::handle(type), &n);
-    return n;
-#endif
+    return query(detail::get_count, type);
   }
   template <mapped_type T>
   MPI_Count count() const {
     return count(datatype_of<T>());
   }
+  // Number of received basic elements of `type`.
   template <datatype_handle D>
   MPI_Count elements(D const& type) const {
-#if MPI_CXX_HAS_LARGE_COUNT
-    MPI_Count n = 0;
-    MPI_CXX_CALL(MPI_Get_elements_c, &s_, mpi::handle(type), &n);
-    return n;
-#else
-    MPI_Count n = 0;
-    MPI_CXX_CALL(MPI_Get_elements_x, &s_, mpi::handle(type), &n);
-    return n;
-#endif
+    return query(detail::get_elements, type);
   }
   template <mapped_type T>
   MPI_Count elements() const {
@@ -66,8 +71,50 @@ public:
   MPI_Status* mpi_status_ptr() noexcept { return &s_; }
 
 private:
+  template <class Q, datatype_handle D>
+  MPI_Count query(Q const& q, D const& type) const {
+    typename Q::result_type n = 0;
+    detail::check(q.fn(&s_, mpi::handle(type), &n), q.name);
+    return n;
+  }
   MPI_Status s_;
 };
+
+// Where a completing call writes its status: an mpi::status or MPI_Status of the caller's,
+// or mpi::status_ignore (MPI_STATUS_IGNORE) when the caller does not want it. Every call
+// that returns a status also has a form taking one of these as its last argument.
+struct status_ignore_t {
+  explicit constexpr status_ignore_t() = default;
+};
+inline constexpr status_ignore_t status_ignore{};
+
+namespace detail {
+template <class S>
+concept status_out = std::same_as<S, status&> || std::same_as<S, MPI_Status&> ||
+                     std::same_as<std::remove_cvref_t<S>, status_ignore_t>;
+
+template <status_out S>
+MPI_Status* status_ptr(S&& s) noexcept {
+  if constexpr (std::same_as<std::remove_cvref_t<S>, status_ignore_t>) return MPI_STATUS_IGNORE;
+  else if constexpr (std::same_as<std::remove_cvref_t<S>, status>) return s.mpi_status_ptr();
+  else return &s;
+}
+
+// The returning forms of the calls that fill a status: the status of `fill(st)`, and, for
+// calls that may not complete, nullopt when `fill(st)` says it did not.
+template <class F>
+status returned(F&& fill) {
+  status st;
+  fill(st);
+  return st;
+}
+template <class F>
+std::optional<status> returned_if(F&& fill) {
+  status st;
+  if (!fill(st)) return std::nullopt;
+  return st;
+}
+}  // namespace detail
 
 static_assert(sizeof(status) == sizeof(MPI_Status) && std::is_standard_layout_v<status>,
               "mpi::status must be layout-compatible with MPI_Status");

@@ -835,14 +835,20 @@ int coll_verdict(const char* fn, MPI_Comm c, const comm_state& s, int root, rule
   return raise(c, MPI_ERR_TYPE, msg, s.rank == to);
 }
 
-int coll_args(const char* fn, MPI_Comm c) { return check_comm(fn, c); }
+// The generated wrapper underneath has checked every argument on an intracommunicator; on an
+// intercommunicator it leaves the data arguments to the MPI (which side's count), but the
+// signature checks below decode them, so a participating rank's are checked here.
+template <class C>
+int inter_data_args(const char* fn, MPI_Datatype t, C n, MPI_Comm c, const char* type_arg = "datatype",
+                    const char* count_arg = "count") {
+  if (!g_args || !state_of(c).inter) return 0;
+  RETURN_IF(check_type(fn, t, c, type_arg));
+  return check_count(fn, n, c, count_arg);
+}
 
 template <int Ix, class C>
 int bcast_common(const char* fn, void* b, C n, MPI_Datatype t, int root, MPI_Comm c) {
-  RETURN_IF(coll_args(fn, c));
-  RETURN_IF(check_type(fn, t, c));
-  RETURN_IF(check_count(fn, n, c));
-  if (!state_of(c).inter) RETURN_IF(check_rank(fn, "root", root, c, false, true));
+  RETURN_IF(inter_data_args(fn, t, n, c));
   const wire w = g_signatures ? make_wire(n, t) : wire{};
   RETURN_IF(coll_check(fn, c, root, rule::root_sends, w, w));
   using F = int (*)(void*, C, MPI_Datatype, int, MPI_Comm);
@@ -857,10 +863,7 @@ int w_MPI_Bcast_c(void* b, MPI_Count n, MPI_Datatype t, int r, MPI_Comm c) {
 
 template <int Ix, class C>
 int reduce_common(const char* fn, const void* sb, void* rb, C n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
-  RETURN_IF(coll_args(fn, c));
-  RETURN_IF(check_type(fn, t, c));
-  RETURN_IF(check_count(fn, n, c));
-  if (!state_of(c).inter) RETURN_IF(check_rank(fn, "root", root, c, false, true));
+  RETURN_IF(inter_data_args(fn, t, n, c));
   const wire w = g_signatures ? make_wire(n, t) : wire{};
   RETURN_IF(coll_check(fn, c, root, rule::root_equal, w, w));
   using F = int (*)(const void*, void*, C, MPI_Datatype, MPI_Op, int, MPI_Comm);
@@ -874,9 +877,7 @@ int w_MPI_Reduce_c(const void* sb, void* rb, MPI_Count n, MPI_Datatype t, MPI_Op
 }
 template <int Ix, class C>
 int allreduce_common(const char* fn, const void* sb, void* rb, C n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
-  RETURN_IF(coll_args(fn, c));
-  RETURN_IF(check_type(fn, t, c));
-  RETURN_IF(check_count(fn, n, c));
+  RETURN_IF(inter_data_args(fn, t, n, c));
   const wire w = g_signatures ? make_wire(n, t) : wire{};
   RETURN_IF(coll_check(fn, c, 0, rule::all_equal, w, w));
   using F = int (*)(const void*, void*, C, MPI_Datatype, MPI_Op, MPI_Comm);
@@ -897,15 +898,8 @@ ALLRED(MPI_Exscan)
 template <class C>
 int moves_args(const char* fn, const void* sb, C sn, MPI_Datatype st, const void* rb, C rn, MPI_Datatype rt, MPI_Comm c,
                bool send_used, bool recv_used) {
-  RETURN_IF(coll_args(fn, c));
-  if (send_used && sb != MPI_IN_PLACE) {
-    RETURN_IF(check_type(fn, st, c, "sendtype"));
-    RETURN_IF(check_count(fn, sn, c, "sendcount"));
-  }
-  if (recv_used && rb != MPI_IN_PLACE) {
-    RETURN_IF(check_type(fn, rt, c, "recvtype"));
-    RETURN_IF(check_count(fn, rn, c, "recvcount"));
-  }
+  if (send_used && sb != MPI_IN_PLACE) RETURN_IF(inter_data_args(fn, st, sn, c, "sendtype", "sendcount"));
+  if (recv_used && rb != MPI_IN_PLACE) RETURN_IF(inter_data_args(fn, rt, rn, c, "recvtype", "recvcount"));
   return 0;
 }
 template <int Ix, class C>
@@ -915,7 +909,6 @@ int rooted_common(const char* fn, bool gather, const void* sb, C sn, MPI_Datatyp
   const bool at_root = s.inter ? root == MPI_ROOT : s.rank == root;
   // gather: everyone sends, the root receives; scatter: the root sends, everyone receives
   const bool send_used = gather ? true : at_root, recv_used = gather ? at_root : true;
-  if (!s.inter && g_args) RETURN_IF(check_rank(fn, "root", root, c, false, true));
   RETURN_IF(moves_args(fn, sb, sn, st, rb, rn, rt, c, send_used, recv_used));
   if (g_signatures) {  // an intercommunicator's sides are sorted out by inter_check
     wire ws = send_used && sb != MPI_IN_PLACE ? make_wire(sn, st) : none_wire();

@@ -44,3 +44,7 @@
 #ifndef MPI_CXX_HAS_COMM_IDUP_WITH_INFO
 #define MPI_CXX_HAS_COMM_IDUP_WITH_INFO MPI_CXX_MPI4_
 #endif
+// MPI-4.1's MPI_Type_get_value_index (MPICH 4.0 and Open MPI 4.1 have none; anympi's ABI does)
+#ifndef MPI_CXX_HAS_VALUE_INDEX
+#define MPI_CXX_HAS_VALUE_INDEX (MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1))
+#endif

@@ -260,4 +260,20 @@ datatype datatype_ops<D>::dup() const {
   return datatype::from_native(t);
 }
 
+// The (value, index) pair type MPI_MAXLOC and MPI_MINLOC reduce (MPI_Type_get_value_index; the
+// C++ struct mpi::value_index<T> maps to the predefined ones), e.g. MPI_DOUBLE_INT for
+// (double, int). The standard makes it a predefined type, so it comes back as a view, never
+// freed; a null view where the MPI has no pair type for these two.
+template <datatype_handle V, datatype_handle I>
+datatype_view value_index_type(V const& value, I const& index) {
+#if MPI_CXX_HAS_VALUE_INDEX
+  MPI_Datatype t;
+  MPI_CXX_CALL(MPI_Type_get_value_index, mpi::handle(value), mpi::handle(index), &t);
+  return datatype_view(t);
+#else
+  (void)value, (void)index;
+  detail::unsupported("MPI_Type_get_value_index");
+#endif
+}
+
 }  // namespace mpi

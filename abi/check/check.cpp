@@ -1605,61 +1605,60 @@ void settle_exchanges(MPI_Comm c) {
     if (k->comm == c) finish_coll(*k, false);
 }
 
+// The shadow of a communicator the checker registered; MPI_COMM_NULL for one it did not (or
+// made none for).
+MPI_Comm registered_shadow(MPI_Comm c) {
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  auto it = g_comms.find(c);
+  return it == g_comms.end() ? MPI_COMM_NULL : it->second.shadow;
+}
+// c was freed or disconnected: a later use of its value is reported until the MPI hands it out again.
+void forget_comm(MPI_Comm c) {
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  g_comms.erase(c);
+  g_freed_comms.insert(bits(c));
+}
+
+// The comm argument itself was checked by the generated wrapper underneath.
 int w_MPI_Comm_free(MPI_Comm* c) {
   if (!c) return NX(MPI_Comm_free)(c);
-  RETURN_IF(check_comm("MPI_Comm_free", *c));
   if (g_args && (*c == MPI_COMM_WORLD || *c == MPI_COMM_SELF))
     return raise(*c, MPI_ERR_COMM,
                  std::string("MPI_Comm_free: argument comm is ") + predefined(bits(*c))->name +
                      ", a predefined communicator, which cannot be freed");
   const MPI_Comm was = *c;
-  comm_state s;
-  bool known = false;
-  {
-    std::lock_guard<std::recursive_mutex> l(g_mu);
-    auto it = g_comms.find(was);
-    if (it != g_comms.end()) s = it->second, known = true;
-  }
+  MPI_Comm shadow = registered_shadow(was);
   int rc = NX(MPI_Comm_free)(c);
   if (rc != MPI_SUCCESS) return rc;
-  if (known && s.shadow != MPI_COMM_NULL) settle_exchanges(was);
-  // Shadow sends still in flight on it complete later: a freed communicator's pending
-  // operations go on (MPI 4.1 section 7.4.3), and g_pending keeps their buffers until then.
-  if (known && s.shadow != MPI_COMM_NULL) NX(MPI_Comm_free)(&s.shadow);
-  std::lock_guard<std::recursive_mutex> l(g_mu);
-  g_comms.erase(was);
-  g_freed_comms.insert(bits(was));
+  if (shadow != MPI_COMM_NULL) {
+    settle_exchanges(was);
+    // Shadow sends still in flight on it complete later: a freed communicator's pending
+    // operations go on (MPI 4.1 section 7.4.3), and g_pending keeps their buffers until then.
+    NX(MPI_Comm_free)(&shadow);
+  }
+  forget_comm(was);
   return rc;
 }
 int w_MPI_Comm_disconnect(MPI_Comm* c) {
   if (!c) return NX(MPI_Comm_disconnect)(c);
-  RETURN_IF(check_comm("MPI_Comm_disconnect", *c));
   const MPI_Comm was = *c;
-  comm_state s;
-  bool known = false;
-  {
-    std::lock_guard<std::recursive_mutex> l(g_mu);
-    auto it = g_comms.find(was);
-    if (it != g_comms.end()) s = it->second, known = true;
-  }
-  if (known && s.shadow != MPI_COMM_NULL) {
+  MPI_Comm shadow = registered_shadow(was);
+  if (shadow != MPI_COMM_NULL) {
     // disconnect waits for the shadow's pending sends; the next sweep frees their requests
     std::lock_guard<std::recursive_mutex> l(g_mu);
     sweep_pending();
-    NX(MPI_Comm_disconnect)(&s.shadow);
+    NX(MPI_Comm_disconnect)(&shadow);
   }
   int rc = NX(MPI_Comm_disconnect)(c);
   if (rc != MPI_SUCCESS) return rc;
-  std::lock_guard<std::recursive_mutex> l(g_mu);
-  g_comms.erase(was);
-  g_freed_comms.insert(bits(was));
+  forget_comm(was);
   return rc;
 }
 
 int w_MPI_Type_free(MPI_Datatype* t) {
   if (!t) return NX(MPI_Type_free)(t);
   if (t_in_decode) return NX(MPI_Type_free)(t);  // the types library freeing get_contents' handles
-  RETURN_IF(check_type("MPI_Type_free", *t, MPI_COMM_SELF));
+  // the datatype argument itself was checked by the generated wrapper underneath
   if (g_args && bits(*t) < k_predefined_limit)
     return raise(MPI_COMM_SELF, MPI_ERR_TYPE,
                  std::string("MPI_Type_free: argument datatype is ") + predefined(bits(*t))->name +

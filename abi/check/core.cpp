@@ -275,14 +275,6 @@ std::string handle_problem(std::uintptr_t v, const char* kind, std::uintptr_t nu
   return std::string("a freed ") + kind + " (" + hex(v) + ", freed by " + free_fn + ")";
 }
 
-// A handle argument of kind `kind` ("communicator"/"datatype"), reported on `where`.
-int check_handle(const char* fn, const char* arg, std::uintptr_t v, const char* kind, std::uintptr_t null_value,
-                 const std::unordered_set<std::uintptr_t>& freed, const char* free_fn, int error_class, MPI_Comm where) {
-  std::string what = handle_problem(v, kind, null_value, freed, free_fn);
-  if (what.empty()) return 0;
-  return raise(where, error_class, std::string(fn) + ": argument " + arg + " is " + what);
-}
-
 std::string indexed(const char* arg, std::int64_t i) { return std::string(arg) + "[" + std::to_string(i) + "]"; }
 
 int check_kind_slow(const char* fn, const char* arg, std::uintptr_t v, hkind k, bool null_ok, where_t w) {
@@ -300,15 +292,9 @@ int check_kind_slow(const char* fn, const char* arg, std::uintptr_t v, hkind k, 
   return raise_at(w, ki.error_class, std::string(fn) + ": argument " + arg + " is " + what);
 }
 
-int check_comm(const char* fn, MPI_Comm c, const char* arg) {
-  if (!g_args) return 0;
-  return check_handle(fn, arg, bits(c), "communicator", bits(MPI_COMM_NULL), g_freed_comms, "MPI_Comm_free", MPI_ERR_COMM,
-                      MPI_COMM_SELF);
-}
 int check_type(const char* fn, MPI_Datatype t, MPI_Comm where, const char* arg) {
   if (!g_args) return 0;
-  return check_handle(fn, arg, bits(t), "datatype", bits(MPI_DATATYPE_NULL), g_freed_types, "MPI_Type_free", MPI_ERR_TYPE,
-                      where);
+  return check_kind(fn, arg, bits(t), hkind::datatype, false, at(where));
 }
 int check_count(const char* fn, std::int64_t n, MPI_Comm where, const char* arg) {
   if (!g_args || n >= 0) return 0;
@@ -330,13 +316,6 @@ const char* sentinel_name(int v) {
     case MPI_UNDEFINED: return "MPI_UNDEFINED";
   }
   return nullptr;
-}
-
-// A rank argument: `recv` accepts MPI_ANY_SOURCE; MPI_PROC_NULL always unless it is a root.
-int check_rank(const char* fn, const char* arg, int r, MPI_Comm c, bool recv, bool root) {
-  if (!g_args) return 0;
-  const unsigned allowed = (recv ? allow_any_source : 0u) | (root ? unsigned{root_arg} : unsigned{allow_proc_null});
-  return check_rank_in(fn, arg, r, space_of(c), allowed, at(c));
 }
 
 rank_space space_of(MPI_Comm c) {

@@ -103,13 +103,9 @@ int w_MPI_Error_string(int code, char* s, int* len);
 int w_MPI_Error_class(int code, int* cls);
 
 // ---- argument checks: each returns 0 or the error it raised
-int check_handle(const char* fn, const char* arg, std::uintptr_t v, const char* kind, std::uintptr_t null_value,
-                 const std::unordered_set<std::uintptr_t>& freed, const char* free_fn, int error_class, MPI_Comm where);
-int check_comm(const char* fn, MPI_Comm c, const char* arg = "comm");
 int check_type(const char* fn, MPI_Datatype t, MPI_Comm where, const char* arg = "datatype");
 int check_count(const char* fn, std::int64_t n, MPI_Comm where, const char* arg = "count");
 const char* sentinel_name(int v);
-int check_rank(const char* fn, const char* arg, int r, MPI_Comm c, bool recv, bool root = false);
 int check_tag(const char* fn, const char* arg, int tag, MPI_Comm c, bool recv);
 
 // The same for any kind, reporting through w (the generated checks, args.gen.cpp).

@@ -133,6 +133,21 @@ static inline void check_mpi_failed_(const char *file, int line, const char *cal
         }                                                                      \
     } while (0)
 
+/* COLL(nb, blocking, nonblocking): the blocking call, or the nonblocking one (which sets
+ * *req) plus a wait that must leave the request null. */
+#define COLL(nb, blocking, nonblocking)                                        \
+    do {                                                                       \
+        if (nb) {                                                              \
+            MPI_Request req_ = MPI_REQUEST_NULL;                               \
+            MPI_Request *req = &req_;                                          \
+            MPI_OK(nonblocking);                                               \
+            MPI_OK(MPI_Wait(req, MPI_STATUS_IGNORE));                          \
+            CHECK(req_ == MPI_REQUEST_NULL);                                   \
+        } else {                                                               \
+            MPI_OK(blocking);                                                  \
+        }                                                                      \
+    } while (0)
+
 /* CHECK_FATAL(cond): a failure that would make the rest hang aborts the job. */
 #define CHECK_FATAL(cond)                                                      \
     do {                                                                       \

@@ -6,20 +6,6 @@
 
 static int rank, size;
 
-/* Runs the blocking call or the nonblocking one plus a wait. */
-#define COLL(nb, blocking, nonblocking)                                        \
-    do {                                                                       \
-        if (nb) {                                                              \
-            MPI_Request req_ = MPI_REQUEST_NULL;                               \
-            MPI_Request *req = &req_;                                          \
-            MPI_OK(nonblocking);                                               \
-            MPI_OK(MPI_Wait(req, MPI_STATUS_IGNORE));                          \
-            CHECK(req_ == MPI_REQUEST_NULL);                                   \
-        } else {                                                               \
-            MPI_OK(blocking);                                                  \
-        }                                                                      \
-    } while (0)
-
 /* The value rank r contributes at position i. */
 static int v(int r, int i) { return r * 1000 + i + 1; }
 

@@ -185,18 +185,6 @@ static void test_dist_graph(void)
     MPI_OK(MPI_Comm_free(&dg));
 }
 
-#define NCOLL(nb, blocking, nonblocking)                                       \
-    do {                                                                       \
-        if (nb) {                                                              \
-            MPI_Request req_ = MPI_REQUEST_NULL;                               \
-            MPI_Request *req = &req_;                                          \
-            MPI_OK(nonblocking);                                               \
-            MPI_OK(MPI_Wait(req, MPI_STATUS_IGNORE));                          \
-        } else {                                                               \
-            MPI_OK(blocking);                                                  \
-        }                                                                      \
-    } while (0)
-
 /* Neighbour collectives on a 1-D cart: neighbours are [source, dest] of shift 1. */
 static void test_neighbor_collectives(int periodic, int nb)
 {
@@ -215,7 +203,7 @@ static void test_neighbor_collectives(int periodic, int nb)
 
     /* allgather: two values from each neighbour. */
     int out[2] = {rank * 10, rank * 10 + 1}, in[4] = {-1, -1, -1, -1};
-    NCOLL(nb, MPI_Neighbor_allgather(out, 2, MPI_INT, in, 2, MPI_INT, ring),
+    COLL(nb, MPI_Neighbor_allgather(out, 2, MPI_INT, in, 2, MPI_INT, ring),
           MPI_Ineighbor_allgather(out, 2, MPI_INT, in, 2, MPI_INT, ring, req));
     for (int k = 0; k < 2; ++k)
         for (int j = 0; j < 2; ++j)
@@ -224,7 +212,7 @@ static void test_neighbor_collectives(int periodic, int nb)
     /* allgatherv: 1 from the left neighbour at offset 3, 1 from the right at 0 (a collective's
      * receive signature must equal the send's, so the counts are the sender's). */
     int counts[2] = {1, 1}, displs[2] = {3, 0}, vin[4] = {-1, -1, -1, -1};
-    NCOLL(nb, MPI_Neighbor_allgatherv(out, 1, MPI_INT, vin, counts, displs, MPI_INT, ring),
+    COLL(nb, MPI_Neighbor_allgatherv(out, 1, MPI_INT, vin, counts, displs, MPI_INT, ring),
           MPI_Ineighbor_allgatherv(out, 1, MPI_INT, vin, counts, displs, MPI_INT, ring, req));
     CHECK_EQ(vin[3], nbr[0] == MPI_PROC_NULL ? -1 : nbr[0] * 10);
     CHECK_EQ(vin[0], nbr[1] == MPI_PROC_NULL ? -1 : nbr[1] * 10);
@@ -239,7 +227,7 @@ static void test_neighbor_collectives(int periodic, int nb)
 
     /* alltoall: block k goes to neighbour k; from neighbour k I get its block for me. */
     int aout[2] = {rank * 100 + 0, rank * 100 + 1}, ain[2] = {-1, -1};
-    NCOLL(nb, MPI_Neighbor_alltoall(aout, 1, MPI_INT, ain, 1, MPI_INT, ring),
+    COLL(nb, MPI_Neighbor_alltoall(aout, 1, MPI_INT, ain, 1, MPI_INT, ring),
           MPI_Ineighbor_alltoall(aout, 1, MPI_INT, ain, 1, MPI_INT, ring, req));
     /* My left neighbour sent me its block 1 (to its right), my right its block 0. */
     CHECK_EQ(ain[0], nbr[0] == MPI_PROC_NULL ? -1 : nbr[0] * 100 + 1);
@@ -248,7 +236,7 @@ static void test_neighbor_collectives(int periodic, int nb)
     /* alltoallv with per-neighbour counts and displacements. */
     int vout[3] = {rank * 7, rank * 7 + 1, rank * 7 + 2}, vin2[3] = {-1, -1, -1};
     int sc[2] = {1, 2}, sd[2] = {0, 1}, rc[2] = {2, 1}, rd[2] = {0, 2};
-    NCOLL(nb, MPI_Neighbor_alltoallv(vout, sc, sd, MPI_INT, vin2, rc, rd, MPI_INT, ring),
+    COLL(nb, MPI_Neighbor_alltoallv(vout, sc, sd, MPI_INT, vin2, rc, rd, MPI_INT, ring),
           MPI_Ineighbor_alltoallv(vout, sc, sd, MPI_INT, vin2, rc, rd, MPI_INT, ring, req));
     /* From the left: its 2 values to its right (vout[1..2]); from the right: its vout[0]. */
     CHECK_EQ(vin2[0], nbr[0] == MPI_PROC_NULL ? -1 : nbr[0] * 7 + 1);
@@ -260,7 +248,7 @@ static void test_neighbor_collectives(int periodic, int nb)
     int wc[2] = {1, 1};
     MPI_Aint wd[2] = {0, sizeof(double)};
     MPI_Datatype wt[2] = {MPI_DOUBLE, MPI_DOUBLE};
-    NCOLL(nb, MPI_Neighbor_alltoallw(wout, wc, wd, wt, win, wc, wd, wt, ring),
+    COLL(nb, MPI_Neighbor_alltoallw(wout, wc, wd, wt, win, wc, wd, wt, ring),
           MPI_Ineighbor_alltoallw(wout, wc, wd, wt, win, wc, wd, wt, ring, req));
     CHECK_NEAR(win[0], nbr[0] == MPI_PROC_NULL ? -1 : nbr[0] + 0.75, 0);
     CHECK_NEAR(win[1], nbr[1] == MPI_PROC_NULL ? -1 : nbr[1] + 0.5, 0);

@@ -12,6 +12,8 @@ Outputs (committed; a CTest regenerates them and checks there is no diff):
   abi/runtime/generated/fn_index.h       the index of every function in the dispatch table
   abi/runtime/generated/backend_sigs.h   abi_MPI_X signatures for the backend
   abi/runtime/generated/backend.gen.cpp  one line per function: forwarded or unsupported
+  abi/runtime/generated/native_calls.h   every native MPI_X the backend names: a call through
+                                         the pointer resolved when the backend is loaded
   abi/runtime/generated/have_<mpi>.h     which functions/constants the native mpi.h has
   abi/runtime/generated/front.gen.c      PMPI_X (dispatch) and MPI_X (weak alias) for all 664
   abi/runtime/generated/libmpi_abi.map   the version script: exactly the header's names
@@ -402,7 +404,7 @@ def gen_fn_index(funcs):
         L.append(f"    ANYMPI_IX_{f.name} = {i},")
     L += [f"    ANYMPI_NFUNCS = {len(funcs)}", "};",
           "/* bumped whenever the table's layout changes: front and backend must agree */",
-          f"#define ANYMPI_TABLE_VERSION {len(funcs)}02", "#endif", ""]
+          f"#define ANYMPI_TABLE_VERSION {len(funcs)}03", "#endif", ""]
     return "\n".join(L)
 
 
@@ -485,18 +487,6 @@ def classify(funcs, manual):
     return out
 
 
-# Native calls during which an MPI's own plugins may call MPI_* by name (Open MPI's ROMIO:
-# file operations, and whatever frees objects ROMIO caches attributes on).
-NATIVE_SCOPE_EXTRA = {"MPI_Finalize", "MPI_Comm_free", "MPI_Comm_disconnect", "MPI_Type_free",
-                      "MPI_Comm_delete_attr", "MPI_Type_delete_attr", "MPI_Comm_set_attr",
-                      "MPI_Type_set_attr", "MPI_Register_datarep", "MPI_Register_datarep_c",
-                      "MPI_Session_finalize", "MPI_Abort"}
-
-
-def native_scope(f):
-    return f.name.startswith("MPI_File_") or f.name in NATIVE_SCOPE_EXTRA
-
-
 def unsupported_line(f, reason):
     obj = first_errh_object(f)
     if f.ret == "int":
@@ -532,8 +522,7 @@ def gen_backend(funcs, cls, haves, narrow):
         how = cls[f.name]
         both = all(h[0] for h in haves)
         if how[0] == "generated":
-            macro = "ANYMPI_FWD_NATIVE_SCOPE" if native_scope(f) else "ANYMPI_FWD"
-            line = f"{macro}({f.name}, {how[1]})"
+            line = f"ANYMPI_FWD({f.name}, {how[1]})"
             unsup = unsupported_line(f, "not provided by this MPI")
             if f.name in haves[0][1] and f.name in haves[1][1]:
                 L.append(line)
@@ -556,21 +545,29 @@ def gen_backend(funcs, cls, haves, narrow):
     for f in funcs:
         L.append(f"    reinterpret_cast<void*>(&abi_{f.name}),")
     L += ["};", "",
-          "// The native functions, for calls the native MPI's plugins make by name (see native_scope).",
-          "static int native_missing()",
-          "{",
-          '    std::fprintf(stderr, "anympi: the native MPI called an MPI function by name that it does not provide\\n");',
-          "    std::abort();",
-          "}",
-          "void* const anympi::backend::native_table[ANYMPI_NFUNCS] = {"]
+          "// What the native MPI's functions are called in its library: resolved when the backend is",
+          "// loaded (backend.cpp) into native_table, through which every native call goes.",
+          "const char* const anympi::backend::native_names[ANYMPI_NFUNCS] = {"]
     for f in funcs:
-        L.append(f"#if ANYMPI_HAVE_{f.name}")
-        L.append(f"    reinterpret_cast<void*>(&::{f.name}),")
-        L.append("#else")
-        L.append("    reinterpret_cast<void*>(&native_missing),")
-        L.append("#endif")
+        L.append(f'    "P{f.name}",')
     L += ["};", ""]
     del both
+    return "\n".join(L)
+
+
+def gen_native_calls(funcs):
+    """Every MPI_X the backend names becomes a call through native_table: the backend never
+    refers to an MPI function by name, so neither anympi's exports nor a PMPI tool can catch
+    the backend's own calls, and each call runs with the thread in the native scope."""
+    L = [f"/* native_calls.h -- the backend's calls of the native MPI. {HEADER_NOTE}",
+         " * Included after the native mpi.h: MPI_X names native_call<slot, type of PMPI_X>{}, whose",
+         " * call runs the function resolved in the native library at load (backend.hpp). */",
+         "#ifndef ANYMPI_NATIVE_CALLS_H", "#define ANYMPI_NATIVE_CALLS_H"]
+    for f in funcs:
+        L += [f"#if ANYMPI_HAVE_{f.name}", f"#undef {f.name}",
+              f"#define {f.name} (::anympi::backend::native_call<ANYMPI_IX_{f.name}, decltype(&::P{f.name})>{{}})",
+              "#endif"]
+    L += ["#endif", ""]
     return "\n".join(L)
 
 
@@ -683,6 +680,7 @@ def main():
     w("abi/runtime/generated/fn_index.h", gen_fn_index(funcs))
     w("abi/runtime/generated/backend_sigs.h", gen_sigs(funcs))
     w("abi/runtime/generated/backend.gen.cpp", gen_backend(funcs, cls, haves, narrow))
+    w("abi/runtime/generated/native_calls.h", gen_native_calls(funcs))
     for mpi, nf, nc in haves:
         w(f"abi/runtime/generated/have_{mpi}.h", gen_have(funcs, consts, nf, nc, mpi))
     w("abi/runtime/generated/front.gen.c", gen_front(funcs))

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <mutex>
 
 namespace anympi::backend {
@@ -193,16 +194,49 @@ int raise_error(errh_obj o, int abi_class, const char *msg)
 
 }  // namespace anympi::backend
 
-// The module's one export: the dispatch table, in fn_index.h order.
+// The module's one export: the dispatch table, in fn_index.h order.  The front hands over
+// where its per-thread table lives (an offset from the thread pointer) and its process table.
 namespace anympi::backend {
-swap_fn front_swap;
+long front_tls_offset;
+void *const *const *front_process_table;
+void *native_table[ANYMPI_NFUNCS];
+
+static int native_missing()
+{
+    std::fprintf(stderr, "anympi: the native MPI called an MPI function by name that it does not provide\n");
+    std::abort();
 }
 
-extern "C" __attribute__((visibility("default"))) void *const *anympi_backend_table(int version, anympi::backend::swap_fn swap)
+// The native functions are looked up among this module's own dependencies -- the native MPI
+// library it is linked to -- never in the global scope, where anympi's exports (or a tool's)
+// would answer first.
+static bool resolve_native()
 {
-    if (version != ANYMPI_TABLE_VERSION || !swap) return nullptr;
-    anympi::backend::front_swap = swap;
+    Dl_info self{};
+    if (!dladdr(reinterpret_cast<void *>(&resolve_native), &self) || !self.dli_fname) return false;
+    void *h = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    if (!h) return false;
+    for (int i = 0; i < ANYMPI_NFUNCS; ++i) {
+        void *f = dlsym(h, native_names[i]);
+        native_table[i] = f ? f : reinterpret_cast<void *>(&native_missing);
+    }
+    dlclose(h);  // only drops the reference taken above: the front holds the module
+    return true;
+}
+}  // namespace anympi::backend
+
+extern "C" __attribute__((visibility("default"))) void *const *
+anympi_backend_table(int version, long tls_offset, void *const *const *process_table)
+{
+    using namespace anympi::backend;
+    if (version != ANYMPI_TABLE_VERSION || !process_table) return nullptr;
     static std::once_flag once;
-    std::call_once(once, anympi::backend::build_tables);
-    return anympi::backend::dispatch_table;
+    static bool ok = false;
+    std::call_once(once, [&] {
+        front_tls_offset = tls_offset;
+        front_process_table = process_table;
+        ok = resolve_native();
+        if (ok) build_tables();
+    });
+    return ok ? dispatch_table : nullptr;
 }

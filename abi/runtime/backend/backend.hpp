@@ -26,6 +26,55 @@ extern "C" {
 
 namespace anympi::backend {
 
+// ---------------------------------------------------------------- the native scope
+// The backend is loaded without RTLD_DEEPBIND (which the loader's copy relocations and the
+// sanitizers do not survive), so the native MPI's own calls of MPI_* by name -- ROMIO's,
+// Open MPI's plugins' -- land in anympi's exports.  The front dispatches through a per-thread
+// table (front.h); while the backend runs a native function, this thread's table is the
+// native one, so such a call goes straight back to the native MPI unchanged.  User callbacks
+// run from inside the native MPI switch back to the process table (abi_scope).
+//
+// The front's table pointer is an initial-exec TLS variable: at a fixed offset from the
+// thread pointer, the same in every thread, which the front hands over at load.
+extern long front_tls_offset;
+extern void *const *const *front_process_table;  // the front's anympi_table
+extern void *native_table[ANYMPI_NFUNCS];        // the native functions, resolved at load
+extern const char *const native_names[ANYMPI_NFUNCS];
+inline void *const *&thread_table()
+{
+    return *reinterpret_cast<void *const **>(static_cast<char *>(__builtin_thread_pointer()) + front_tls_offset);
+}
+struct native_scope {
+    void *const *prev = thread_table();
+    native_scope() { thread_table() = native_table; }
+    ~native_scope() { thread_table() = prev; }
+    native_scope(const native_scope &) = delete;
+    native_scope &operator=(const native_scope &) = delete;
+};
+struct abi_scope {
+    void *const *prev = thread_table();
+    abi_scope() { thread_table() = *front_process_table; }
+    ~abi_scope() { thread_table() = prev; }
+    abi_scope(const abi_scope &) = delete;
+    abi_scope &operator=(const abi_scope &) = delete;
+};
+
+// Every MPI_X the backend names is native_call<slot, type of PMPI_X>{} (native_calls.h): the
+// function found in the native library at load, called in the native scope.  Converters'
+// proxies are arguments, so their conversions back run after the scope has ended.
+template <int Slot, class F> struct native_call;
+template <int Slot, class R, class... A> struct native_call<Slot, R (*)(A...)> {
+    R operator()(A... a) const
+    {
+        native_scope s_;
+        return reinterpret_cast<R (*)(A...)>(native_table[Slot])(a...);
+    }
+};
+}  // namespace anympi::backend
+#include "native_calls.h"
+
+namespace anympi::backend {
+
 // ---------------------------------------------------------------- handles
 // A native handle as bits: MPICH's are ints (zero-extended), Open MPI's are pointers.
 template <class N> inline uintptr_t bits(N n)
@@ -416,23 +465,6 @@ inline errh_obj errh_self() { return {k_comm, bits(MPI_COMM_SELF)}; }
 int raise_error(errh_obj o, int abi_class, const char *msg);
 
 extern void *const dispatch_table[ANYMPI_NFUNCS];
-// The front's per-thread dispatch table (see front.h): native_scope sends the calls a native
-// plugin makes by name straight to the native MPI; abi_scope restores the converting table
-// around user code (callbacks) run from inside such a call.
-using swap_fn = void *const *(*)(void *const *);
-extern swap_fn front_swap;
-extern void *const native_table[ANYMPI_NFUNCS];
-struct native_scope {
-    void *const *prev = nullptr;
-    native_scope() { if constexpr (native_plugins_call_by_name) prev = front_swap(native_table); }
-    ~native_scope() { if constexpr (native_plugins_call_by_name) front_swap(prev); }
-};
-struct abi_scope {
-    void *const *prev = nullptr;
-    // nullptr: the front's process table, so user callbacks stay under ANYMPI_CHECK's wrappers
-    abi_scope() { if constexpr (native_plugins_call_by_name) prev = front_swap(nullptr); }
-    ~abi_scope() { if constexpr (native_plugins_call_by_name) front_swap(prev); }
-};
 
 void after_native_init();   // registers the error classes the native MPI lacks
 extern const char *const backend_name;
@@ -453,13 +485,6 @@ template <class A> A null_of()
 
 #define ANYMPI_FWD(name, args) \
     ANYMPI_SIG_##name { return ::anympi::backend::c_ret(name args); }
-// The same, for a native call during which the MPI's plugins may call MPI_* by name.
-#define ANYMPI_FWD_NATIVE_SCOPE(name, args)                                                        \
-    ANYMPI_SIG_##name                                                                              \
-    {                                                                                              \
-        ::anympi::backend::native_scope s_;                                                        \
-        return ::anympi::backend::c_ret(name args);                                                \
-    }
 #define ANYMPI_UNSUPPORTED(name, obj, reason) \
     ANYMPI_SIG_##name { return ::anympi::backend::raise_error(obj, ABI_ERR_UNSUPPORTED_OPERATION, #name ": " reason); }
 #define ANYMPI_NULL_OUT(p) ::anympi::backend::set_null(p);

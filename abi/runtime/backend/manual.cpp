@@ -127,7 +127,6 @@ using namespace anympi::backend;
 // ---------------------------------------------------------------- init and version
 ANYMPI_MANUAL(MPI_Init, forwarded, "registers the error classes the MPI underneath lacks after init")
 {
-    native_scope s_; // Open MPI opens its components here
     int rc = MPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) after_native_init();
     return err_out(rc);
@@ -136,7 +135,6 @@ ANYMPI_MANUAL(MPI_Init, forwarded, "registers the error classes the MPI undernea
 ANYMPI_MANUAL(MPI_Init_thread, forwarded, "registers the error classes the MPI underneath lacks after init")
 {
     int p = MPI_THREAD_SINGLE;
-    native_scope s_;
     int rc = MPI_Init_thread(argc, argv, cin<cat::thread>(required), provided ? &p : nullptr);
     if (provided) *provided = cout<cat::thread>(p);
     if (rc == MPI_SUCCESS) after_native_init();
@@ -870,7 +868,6 @@ void vi_fix_returned(abi_Datatype *types, long long n)
         MPI_Datatype t = to_native(types[k]);
         value_index_type e;
         if (vi_find(t) || (vi_contents_copies && vi_copy_of(t, &e))) {
-            native_scope s_;
             if (!vi_find(t)) types[k] = to_abi<abi_Datatype>(e.pair);
             MPI_Type_free(&t);
         }
@@ -926,6 +923,5 @@ ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type is predefined: freei
     if (datatype && vi_find(to_native(*datatype)))
         return raise_error(errh_self(), ABI_ERR_TYPE,
                            "MPI_Type_free: the datatype is a predefined value-index type (from MPI_Type_get_value_index), which cannot be freed");
-    native_scope s_;  // Open MPI's ROMIO may free attributes it cached on the type
     return err_out(MPI_Type_free(c_hio(datatype)));
 }

@@ -31,15 +31,6 @@ constexpr int err_bias_above = MPI_ERR_LASTCODE;
 constexpr int err_bias_above = 0x7fffffff;
 #endif
 constexpr int err_bias = 0x4000; // ABI's MPI_ERR_LASTCODE + 1
-// Whether the native MPI loads plugins of its own (dlopen, no RTLD_DEEPBIND) that call
-// MPI_* by name -- Open MPI's components, ROMIO among them.  Those calls land in anympi's
-// exports; the backend then switches the calling thread to the native table around the
-// native calls that can make them (see scope.hpp).
-#if defined(ANYMPI_BACKEND_OPENMPI)
-constexpr bool native_plugins_call_by_name = true;
-#else
-constexpr bool native_plugins_call_by_name = false;
-#endif
 constexpr int toint_bias =
 #if defined(ANYMPI_BACKEND_OPENMPI)
     0x400;

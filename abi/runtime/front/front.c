@@ -13,15 +13,6 @@
 void *const *anympi_table;
 __thread void *const *anympi_thread_table;
 
-/* Given to the backend: switch this thread's dispatch table, returning the previous one.
- * NULL means the process's table, which is the checker's when ANYMPI_CHECK wrapped it. */
-static void *const *swap_thread_table(void *const *t)
-{
-    void *const *old = anympi_thread_table;
-    anympi_thread_table = t ? t : anympi_table;
-    return old;
-}
-
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 /* Which MPI to load: ANYMPI_BACKEND, else whatever launcher started us, else MPICH. */
@@ -111,16 +102,22 @@ static void load_backend(void)
         exit(1);
     }
     for (int i = 0; i < npaths; ++i) {
-        /* DEEPBIND + LOCAL: the native MPI resolves its own MPI_* names, never ours */
-        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+        /* No RTLD_DEEPBIND: it binds the native MPI's libraries to the C library's own copy of
+         * environ instead of the program's (a program that names environ crashes in MPI_Init)
+         * and the sanitizers refuse it.  The native MPI's calls of MPI_* by name reach our
+         * exports instead, and the backend routes them back (backend.hpp: native scope). */
+        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
         if (!h) {
             const char *e = dlerror();
             append(tried, sizeof tried, "\n  %s: %s", paths[i], e ? e : "unknown error");
             continue;
         }
-        typedef void *const *(*swap_fn)(void *const *);
-        void *const *(*entry)(int, swap_fn) = (void *const *(*)(int, swap_fn))dlsym(h, "anympi_backend_table");
-        void *const *t = entry ? entry(ANYMPI_TABLE_VERSION, swap_thread_table) : 0;
+        /* where this thread's table lives, as an offset from the thread pointer: the same in
+         * every thread for an initial-exec TLS variable */
+        long tls_offset = (long)((char *)&anympi_thread_table - (char *)__builtin_thread_pointer());
+        typedef void *const *(*entry_fn)(int, long, void *const *const *);
+        entry_fn entry = (entry_fn)dlsym(h, "anympi_backend_table");
+        void *const *t = entry ? entry(ANYMPI_TABLE_VERSION, tls_offset, (void *const *const *)&anympi_table) : 0;
         if (!t) {
             append(tried, sizeof tried, "\n  %s: %s", paths[i],
                    entry ? "backend built for another anympi version" : "not an anympi backend");

@@ -6,11 +6,11 @@
 
 /* NULL until a backend is loaded; then the backend's table, never changed again. */
 extern void *const *anympi_table __attribute__((visibility("hidden")));
-/* The table this thread dispatches through: the backend's (converting) one, or -- while the
- * backend runs a native call whose MPI may call MPI_* by name from a plugin it loaded
- * itself, outside RTLD_DEEPBIND's reach (Open MPI's ROMIO component) -- the backend's
- * table of the native functions, so that such a call reaches the native MPI unchanged.
- * NULL in a thread that has not called MPI yet. */
+/* The table this thread dispatches through: the process's (converting) one, or -- while the
+ * backend runs a native function, which may call MPI_* by name (ROMIO, Open MPI's plugins)
+ * -- the backend's table of the native functions, so that such a call reaches the native
+ * MPI unchanged.  The backend switches it (backend.hpp).  NULL in a thread that has not
+ * called MPI yet. */
 extern __thread void *const *anympi_thread_table __attribute__((visibility("hidden"), tls_model("initial-exec")));
 /* Loads the backend if needed (or exits with one message naming what was tried) and
  * returns the table for this thread. */

@@ -107,7 +107,7 @@ ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_info, errh_self(), "anympi has no Fortran
 ANYMPI_UNSUPPORTED(MPI_Abi_get_version, errh_self(), "answered by the front: the ABI version, valid before init")
 ANYMPI_UNSUPPORTED(MPI_Abi_set_fortran_booleans, errh_self(), "anympi has no Fortran bindings")
 ANYMPI_UNSUPPORTED(MPI_Abi_set_fortran_info, errh_self(), "anympi has no Fortran bindings to configure")
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Abort, (c_hin(comm), errorcode))
+ANYMPI_FWD(MPI_Abort, (c_hin(comm), errorcode))
 ANYMPI_FWD(MPI_Accumulate, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
 #if ANYMPI_HAVE_MPI_Accumulate_c
 ANYMPI_FWD(MPI_Accumulate_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
@@ -296,14 +296,14 @@ ANYMPI_FWD(MPI_Comm_create_from_group, (c_hin(group), stringtag, c_hin(info), c_
 ANYMPI_UNSUPPORTED_OUT(MPI_Comm_create_from_group, errh_self(), "not provided by this MPI", newcomm)
 #endif
 ANYMPI_FWD(MPI_Comm_create_group, (c_hin(comm), c_hin(group), c_tag_in(tag), c_hout(newcomm)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Comm_delete_attr, (c_hin(comm), c_kv_in(comm_keyval)))
+ANYMPI_FWD(MPI_Comm_delete_attr, (c_hin(comm), c_kv_in(comm_keyval)))
 ANYMPI_UNSUPPORTED(MPI_Comm_detach_buffer, errh_of(comm), "MPI-5.0 buffer attach per communicator: not in the MPI underneath")
 ANYMPI_UNSUPPORTED(MPI_Comm_detach_buffer_c, errh_of(comm), "not yet converted: comm: no kind in apis.json (MPI-5.0-only function)")
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Comm_disconnect, (c_hio(comm)))
+ANYMPI_FWD(MPI_Comm_disconnect, (c_hio(comm)))
 ANYMPI_FWD(MPI_Comm_dup, (c_hin(comm), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_dup_with_info, (c_hin(comm), c_hin(info), c_hout(newcomm)))
 ANYMPI_UNSUPPORTED(MPI_Comm_flush_buffer, errh_of(comm), "MPI-5.0 buffer flush: not in the MPI underneath")
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Comm_free, (c_hio(comm)))
+ANYMPI_FWD(MPI_Comm_free, (c_hio(comm)))
 ANYMPI_FWD(MPI_Comm_free_keyval, (c_kv_io(comm_keyval)))
 ANYMPI_FWD(MPI_Comm_get_errhandler, (c_hin(comm), c_hout(errhandler)))
 ANYMPI_FWD(MPI_Comm_get_info, (c_hin(comm), c_hout(info_used)))
@@ -318,7 +318,7 @@ ANYMPI_FWD(MPI_Comm_join, (fd, c_hout(intercomm)))
 ANYMPI_FWD(MPI_Comm_rank, (c_hin(comm), c_rank_out(rank)))
 ANYMPI_FWD(MPI_Comm_remote_group, (c_hin(comm), c_hout(group)))
 ANYMPI_FWD(MPI_Comm_remote_size, (c_hin(comm), size))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Comm_set_attr, (c_hin(comm), c_kv_in(comm_keyval), attribute_val))
+ANYMPI_FWD(MPI_Comm_set_attr, (c_hin(comm), c_kv_in(comm_keyval), attribute_val))
 ANYMPI_FWD(MPI_Comm_set_errhandler, (c_hin(comm), c_hin(errhandler)))
 ANYMPI_FWD(MPI_Comm_set_info, (c_hin(comm), c_hin(info)))
 ANYMPI_FWD(MPI_Comm_set_name, (c_hin(comm), comm_name))
@@ -357,266 +357,266 @@ ANYMPI_NARROW(MPI_Exscan_init_c, MPI_Exscan_init, errh_of(comm), c_fits_int(coun
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Fetch_and_op, (c_buf(origin_addr), c_buf(result_addr), c_hin(datatype), c_rank_in(target_rank), target_disp, c_hin(op), c_hin(win)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_call_errhandler, (c_hin(fh), c_errc_in(errorcode)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_close, (c_hio(fh)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_delete, (filename, c_hin(info)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_amode, (c_hin(fh), c_bout<cat::amode>(amode)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_atomicity, (c_hin(fh), flag))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_byte_offset, (c_hin(fh), offset, c_i64p(disp)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_errhandler, (c_hin(file), c_hout(errhandler)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_group, (c_hin(fh), c_hout(group)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_info, (c_hin(fh), c_hout(info_used)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_position, (c_hin(fh), c_i64p(offset)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_position_shared, (c_hin(fh), c_i64p(offset)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_size, (c_hin(fh), c_i64p(size)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_type_extent, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
+ANYMPI_FWD(MPI_File_call_errhandler, (c_hin(fh), c_errc_in(errorcode)))
+ANYMPI_FWD(MPI_File_close, (c_hio(fh)))
+ANYMPI_FWD(MPI_File_delete, (filename, c_hin(info)))
+ANYMPI_FWD(MPI_File_get_amode, (c_hin(fh), c_bout<cat::amode>(amode)))
+ANYMPI_FWD(MPI_File_get_atomicity, (c_hin(fh), flag))
+ANYMPI_FWD(MPI_File_get_byte_offset, (c_hin(fh), offset, c_i64p(disp)))
+ANYMPI_FWD(MPI_File_get_errhandler, (c_hin(file), c_hout(errhandler)))
+ANYMPI_FWD(MPI_File_get_group, (c_hin(fh), c_hout(group)))
+ANYMPI_FWD(MPI_File_get_info, (c_hin(fh), c_hout(info_used)))
+ANYMPI_FWD(MPI_File_get_position, (c_hin(fh), c_i64p(offset)))
+ANYMPI_FWD(MPI_File_get_position_shared, (c_hin(fh), c_i64p(offset)))
+ANYMPI_FWD(MPI_File_get_size, (c_hin(fh), c_i64p(size)))
+ANYMPI_FWD(MPI_File_get_type_extent, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
 #if ANYMPI_HAVE_MPI_File_get_type_extent_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_type_extent_c, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
+ANYMPI_FWD(MPI_File_get_type_extent_c, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_get_type_extent_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_get_view, (c_hin(fh), c_disp_out(disp), c_hout(etype), c_hout(filetype), datarep))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_get_view, (c_hin(fh), c_disp_out(disp), c_hout(etype), c_hout(filetype), datarep))
+ANYMPI_FWD(MPI_File_iread, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iread_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread
 ANYMPI_NARROW(MPI_File_iread_c, MPI_File_iread, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iread_all_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_all
 ANYMPI_NARROW(MPI_File_iread_all_c, MPI_File_iread_all, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_all_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iread_at_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_at
 ANYMPI_NARROW(MPI_File_iread_at_c, MPI_File_iread_at, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_at_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iread_at_all_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_at_all
 ANYMPI_NARROW(MPI_File_iread_at_all_c, MPI_File_iread_at_all, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_at_all_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iread_shared_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iread_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iread_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_shared
 ANYMPI_NARROW(MPI_File_iread_shared_c, MPI_File_iread_shared, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_shared_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iwrite_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite
 ANYMPI_NARROW(MPI_File_iwrite_c, MPI_File_iwrite, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iwrite_all_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_all
 ANYMPI_NARROW(MPI_File_iwrite_all_c, MPI_File_iwrite_all, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_all_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iwrite_at_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_at
 ANYMPI_NARROW(MPI_File_iwrite_at_c, MPI_File_iwrite_at, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_at_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iwrite_at_all_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_at_all
 ANYMPI_NARROW(MPI_File_iwrite_at_all_c, MPI_File_iwrite_at_all, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_at_all_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iwrite_shared_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_iwrite_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD(MPI_File_iwrite_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_shared
 ANYMPI_NARROW(MPI_File_iwrite_shared_c, MPI_File_iwrite_shared, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_shared_c, errh_of(fh), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_open, (c_hin(comm), filename, c_bin<cat::amode>(amode), c_hin(info), c_hout(fh)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_preallocate, (c_hin(fh), size))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_open, (c_hin(comm), filename, c_bin<cat::amode>(amode), c_hin(info), c_hout(fh)))
+ANYMPI_FWD(MPI_File_preallocate, (c_hin(fh), size))
+ANYMPI_FWD(MPI_File_read, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_read_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read
 ANYMPI_NARROW(MPI_File_read_c, MPI_File_read, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_read_all_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_all
 ANYMPI_NARROW(MPI_File_read_all_c, MPI_File_read_all, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_all_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_read_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #if ANYMPI_HAVE_MPI_File_read_all_begin_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_read_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_all_begin
 ANYMPI_NARROW(MPI_File_read_all_begin_c, MPI_File_read_all_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_all_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_read_at_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_at
 ANYMPI_NARROW(MPI_File_read_at_c, MPI_File_read_at, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_at_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_read_at_all_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_at_all
 ANYMPI_NARROW(MPI_File_read_at_all_c, MPI_File_read_at_all, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_at_all_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_read_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
 #if ANYMPI_HAVE_MPI_File_read_at_all_begin_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_read_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_at_all_begin
 ANYMPI_NARROW(MPI_File_read_at_all_begin_c, MPI_File_read_at_all_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_at_all_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_at_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_at_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_read_ordered_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_ordered
 ANYMPI_NARROW(MPI_File_read_ordered_c, MPI_File_read_ordered, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_ordered_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_read_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #if ANYMPI_HAVE_MPI_File_read_ordered_begin_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_read_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_ordered_begin
 ANYMPI_NARROW(MPI_File_read_ordered_begin_c, MPI_File_read_ordered_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_ordered_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_ordered_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_ordered_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_read_shared_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_read_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_read_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_shared
 ANYMPI_NARROW(MPI_File_read_shared_c, MPI_File_read_shared, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_shared_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_seek, (c_hin(fh), offset, c_cin<cat::seek>(whence)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_seek_shared, (c_hin(fh), offset, c_cin<cat::seek>(whence)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_set_atomicity, (c_hin(fh), flag))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_set_errhandler, (c_hin(file), c_hin(errhandler)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_set_info, (c_hin(fh), c_hin(info)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_set_size, (c_hin(fh), size))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_set_view, (c_hin(fh), c_disp_in(disp), c_hin(etype), c_hin(filetype), datarep, c_hin(info)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_sync, (c_hin(fh)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_seek, (c_hin(fh), offset, c_cin<cat::seek>(whence)))
+ANYMPI_FWD(MPI_File_seek_shared, (c_hin(fh), offset, c_cin<cat::seek>(whence)))
+ANYMPI_FWD(MPI_File_set_atomicity, (c_hin(fh), flag))
+ANYMPI_FWD(MPI_File_set_errhandler, (c_hin(file), c_hin(errhandler)))
+ANYMPI_FWD(MPI_File_set_info, (c_hin(fh), c_hin(info)))
+ANYMPI_FWD(MPI_File_set_size, (c_hin(fh), size))
+ANYMPI_FWD(MPI_File_set_view, (c_hin(fh), c_disp_in(disp), c_hin(etype), c_hin(filetype), datarep, c_hin(info)))
+ANYMPI_FWD(MPI_File_sync, (c_hin(fh)))
+ANYMPI_FWD(MPI_File_write, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_write_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write
 ANYMPI_NARROW(MPI_File_write_c, MPI_File_write, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_write_all_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_all
 ANYMPI_NARROW(MPI_File_write_all_c, MPI_File_write_all, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_all_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_write_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #if ANYMPI_HAVE_MPI_File_write_all_begin_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_write_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_all_begin
 ANYMPI_NARROW(MPI_File_write_all_begin_c, MPI_File_write_all_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_all_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_write_at_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_at
 ANYMPI_NARROW(MPI_File_write_at_c, MPI_File_write_at, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_at_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_write_at_all_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_at_all
 ANYMPI_NARROW(MPI_File_write_at_all_c, MPI_File_write_at_all, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_at_all_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_write_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
 #if ANYMPI_HAVE_MPI_File_write_at_all_begin_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_write_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_at_all_begin
 ANYMPI_NARROW(MPI_File_write_at_all_begin_c, MPI_File_write_at_all_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_at_all_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_at_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_at_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_write_ordered_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_ordered
 ANYMPI_NARROW(MPI_File_write_ordered_c, MPI_File_write_ordered, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_ordered_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_write_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #if ANYMPI_HAVE_MPI_File_write_ordered_begin_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD(MPI_File_write_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_ordered_begin
 ANYMPI_NARROW(MPI_File_write_ordered_begin_c, MPI_File_write_ordered_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_ordered_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_ordered_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_ordered_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #if ANYMPI_HAVE_MPI_File_write_shared_c
-ANYMPI_FWD_NATIVE_SCOPE(MPI_File_write_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD(MPI_File_write_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_shared
 ANYMPI_NARROW(MPI_File_write_shared_c, MPI_File_write_shared, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_shared_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Finalize, ())
+ANYMPI_FWD(MPI_Finalize, ())
 ANYMPI_FWD(MPI_Finalized, (flag))
 ANYMPI_FWD(MPI_Free_mem, (c_buf(base)))
 ANYMPI_FWD(MPI_Gather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
@@ -1363,7 +1363,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Session_create_errhandler, errh_self(), "not provided
 ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer, errh_of(session), "MPI-5.0 buffer attach per session: not in the MPI underneath")
 ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer_c, errh_of(session), "not yet converted: session: no kind in apis.json (MPI-5.0-only function)")
 #if ANYMPI_HAVE_MPI_Session_finalize
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Session_finalize, (c_hio(session)))
+ANYMPI_FWD(MPI_Session_finalize, (c_hio(session)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Session_finalize, errh_self(), "not provided by this MPI")
 #endif
@@ -1497,7 +1497,7 @@ ANYMPI_FWD(MPI_Type_create_subarray_c, (ndims, c_i64p(array_of_sizes), c_i64p(ar
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_subarray_c, errh_self(), "not provided by this MPI", newtype)
 #endif
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Type_delete_attr, (c_hin(datatype), c_kv_in(type_keyval)))
+ANYMPI_FWD(MPI_Type_delete_attr, (c_hin(datatype), c_kv_in(type_keyval)))
 ANYMPI_FWD(MPI_Type_dup, (c_hin(oldtype), c_hout(newtype)))
 ANYMPI_FWD(MPI_Type_free_keyval, (c_kv_io(type_keyval)))
 ANYMPI_FWD(MPI_Type_get_extent, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
@@ -1526,7 +1526,7 @@ ANYMPI_FWD(MPI_Type_indexed_c, (count, c_i64p(array_of_blocklengths), c_i64p(arr
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_indexed_c, errh_self(), "not provided by this MPI", newtype)
 #endif
 ANYMPI_FWD(MPI_Type_match_size, (c_cin<cat::typeclass>(typeclass), size, c_hout(datatype)))
-ANYMPI_FWD_NATIVE_SCOPE(MPI_Type_set_attr, (c_hin(datatype), c_kv_in(type_keyval), attribute_val))
+ANYMPI_FWD(MPI_Type_set_attr, (c_hin(datatype), c_kv_in(type_keyval), attribute_val))
 ANYMPI_FWD(MPI_Type_set_name, (c_hin(datatype), type_name))
 ANYMPI_FWD(MPI_Type_size, (c_hin(datatype), size))
 #if ANYMPI_HAVE_MPI_Type_size_c
@@ -2409,3331 +2409,671 @@ void* const anympi::backend::dispatch_table[ANYMPI_NFUNCS] = {
     reinterpret_cast<void*>(&abi_MPI_T_source_get_timestamp),
 };
 
-// The native functions, for calls the native MPI's plugins make by name (see native_scope).
-static int native_missing()
-{
-    std::fprintf(stderr, "anympi: the native MPI called an MPI function by name that it does not provide\n");
-    std::abort();
-}
-void* const anympi::backend::native_table[ANYMPI_NFUNCS] = {
-#if ANYMPI_HAVE_MPI_Abi_get_fortran_booleans
-    reinterpret_cast<void*>(&::MPI_Abi_get_fortran_booleans),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Abi_get_fortran_info
-    reinterpret_cast<void*>(&::MPI_Abi_get_fortran_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Abi_get_info
-    reinterpret_cast<void*>(&::MPI_Abi_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Abi_get_version
-    reinterpret_cast<void*>(&::MPI_Abi_get_version),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Abi_set_fortran_booleans
-    reinterpret_cast<void*>(&::MPI_Abi_set_fortran_booleans),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Abi_set_fortran_info
-    reinterpret_cast<void*>(&::MPI_Abi_set_fortran_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Abort
-    reinterpret_cast<void*>(&::MPI_Abort),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Accumulate
-    reinterpret_cast<void*>(&::MPI_Accumulate),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Accumulate_c
-    reinterpret_cast<void*>(&::MPI_Accumulate_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Add_error_class
-    reinterpret_cast<void*>(&::MPI_Add_error_class),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Add_error_code
-    reinterpret_cast<void*>(&::MPI_Add_error_code),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Add_error_string
-    reinterpret_cast<void*>(&::MPI_Add_error_string),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allgather
-    reinterpret_cast<void*>(&::MPI_Allgather),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allgather_c
-    reinterpret_cast<void*>(&::MPI_Allgather_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allgather_init
-    reinterpret_cast<void*>(&::MPI_Allgather_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allgather_init_c
-    reinterpret_cast<void*>(&::MPI_Allgather_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allgatherv
-    reinterpret_cast<void*>(&::MPI_Allgatherv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allgatherv_c
-    reinterpret_cast<void*>(&::MPI_Allgatherv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allgatherv_init
-    reinterpret_cast<void*>(&::MPI_Allgatherv_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allgatherv_init_c
-    reinterpret_cast<void*>(&::MPI_Allgatherv_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alloc_mem
-    reinterpret_cast<void*>(&::MPI_Alloc_mem),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allreduce
-    reinterpret_cast<void*>(&::MPI_Allreduce),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allreduce_c
-    reinterpret_cast<void*>(&::MPI_Allreduce_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allreduce_init
-    reinterpret_cast<void*>(&::MPI_Allreduce_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Allreduce_init_c
-    reinterpret_cast<void*>(&::MPI_Allreduce_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoall
-    reinterpret_cast<void*>(&::MPI_Alltoall),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoall_c
-    reinterpret_cast<void*>(&::MPI_Alltoall_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoall_init
-    reinterpret_cast<void*>(&::MPI_Alltoall_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoall_init_c
-    reinterpret_cast<void*>(&::MPI_Alltoall_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallv
-    reinterpret_cast<void*>(&::MPI_Alltoallv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallv_c
-    reinterpret_cast<void*>(&::MPI_Alltoallv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallv_init
-    reinterpret_cast<void*>(&::MPI_Alltoallv_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallv_init_c
-    reinterpret_cast<void*>(&::MPI_Alltoallv_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallw
-    reinterpret_cast<void*>(&::MPI_Alltoallw),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallw_c
-    reinterpret_cast<void*>(&::MPI_Alltoallw_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallw_init
-    reinterpret_cast<void*>(&::MPI_Alltoallw_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallw_init_c
-    reinterpret_cast<void*>(&::MPI_Alltoallw_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Attr_delete
-    reinterpret_cast<void*>(&::MPI_Attr_delete),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Attr_get
-    reinterpret_cast<void*>(&::MPI_Attr_get),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Attr_put
-    reinterpret_cast<void*>(&::MPI_Attr_put),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Barrier
-    reinterpret_cast<void*>(&::MPI_Barrier),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Barrier_init
-    reinterpret_cast<void*>(&::MPI_Barrier_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Bcast
-    reinterpret_cast<void*>(&::MPI_Bcast),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Bcast_c
-    reinterpret_cast<void*>(&::MPI_Bcast_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Bcast_init
-    reinterpret_cast<void*>(&::MPI_Bcast_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Bcast_init_c
-    reinterpret_cast<void*>(&::MPI_Bcast_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Bsend
-    reinterpret_cast<void*>(&::MPI_Bsend),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Bsend_c
-    reinterpret_cast<void*>(&::MPI_Bsend_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Bsend_init
-    reinterpret_cast<void*>(&::MPI_Bsend_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Bsend_init_c
-    reinterpret_cast<void*>(&::MPI_Bsend_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Buffer_attach
-    reinterpret_cast<void*>(&::MPI_Buffer_attach),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Buffer_attach_c
-    reinterpret_cast<void*>(&::MPI_Buffer_attach_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Buffer_detach
-    reinterpret_cast<void*>(&::MPI_Buffer_detach),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Buffer_detach_c
-    reinterpret_cast<void*>(&::MPI_Buffer_detach_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Buffer_flush
-    reinterpret_cast<void*>(&::MPI_Buffer_flush),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Buffer_iflush
-    reinterpret_cast<void*>(&::MPI_Buffer_iflush),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cancel
-    reinterpret_cast<void*>(&::MPI_Cancel),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cart_coords
-    reinterpret_cast<void*>(&::MPI_Cart_coords),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cart_create
-    reinterpret_cast<void*>(&::MPI_Cart_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cart_get
-    reinterpret_cast<void*>(&::MPI_Cart_get),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cart_map
-    reinterpret_cast<void*>(&::MPI_Cart_map),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cart_rank
-    reinterpret_cast<void*>(&::MPI_Cart_rank),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cart_shift
-    reinterpret_cast<void*>(&::MPI_Cart_shift),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cart_sub
-    reinterpret_cast<void*>(&::MPI_Cart_sub),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Cartdim_get
-    reinterpret_cast<void*>(&::MPI_Cartdim_get),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Close_port
-    reinterpret_cast<void*>(&::MPI_Close_port),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_accept
-    reinterpret_cast<void*>(&::MPI_Comm_accept),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_attach_buffer
-    reinterpret_cast<void*>(&::MPI_Comm_attach_buffer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_attach_buffer_c
-    reinterpret_cast<void*>(&::MPI_Comm_attach_buffer_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_call_errhandler
-    reinterpret_cast<void*>(&::MPI_Comm_call_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_compare
-    reinterpret_cast<void*>(&::MPI_Comm_compare),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_connect
-    reinterpret_cast<void*>(&::MPI_Comm_connect),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_create
-    reinterpret_cast<void*>(&::MPI_Comm_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_create_errhandler
-    reinterpret_cast<void*>(&::MPI_Comm_create_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_create_from_group
-    reinterpret_cast<void*>(&::MPI_Comm_create_from_group),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_create_group
-    reinterpret_cast<void*>(&::MPI_Comm_create_group),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_create_keyval
-    reinterpret_cast<void*>(&::MPI_Comm_create_keyval),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_delete_attr
-    reinterpret_cast<void*>(&::MPI_Comm_delete_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_detach_buffer
-    reinterpret_cast<void*>(&::MPI_Comm_detach_buffer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_detach_buffer_c
-    reinterpret_cast<void*>(&::MPI_Comm_detach_buffer_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_disconnect
-    reinterpret_cast<void*>(&::MPI_Comm_disconnect),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_dup
-    reinterpret_cast<void*>(&::MPI_Comm_dup),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_dup_with_info
-    reinterpret_cast<void*>(&::MPI_Comm_dup_with_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_flush_buffer
-    reinterpret_cast<void*>(&::MPI_Comm_flush_buffer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_free
-    reinterpret_cast<void*>(&::MPI_Comm_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_free_keyval
-    reinterpret_cast<void*>(&::MPI_Comm_free_keyval),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_get_attr
-    reinterpret_cast<void*>(&::MPI_Comm_get_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_get_errhandler
-    reinterpret_cast<void*>(&::MPI_Comm_get_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_get_info
-    reinterpret_cast<void*>(&::MPI_Comm_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_get_name
-    reinterpret_cast<void*>(&::MPI_Comm_get_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_get_parent
-    reinterpret_cast<void*>(&::MPI_Comm_get_parent),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_group
-    reinterpret_cast<void*>(&::MPI_Comm_group),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_idup
-    reinterpret_cast<void*>(&::MPI_Comm_idup),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_idup_with_info
-    reinterpret_cast<void*>(&::MPI_Comm_idup_with_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_iflush_buffer
-    reinterpret_cast<void*>(&::MPI_Comm_iflush_buffer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_join
-    reinterpret_cast<void*>(&::MPI_Comm_join),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_rank
-    reinterpret_cast<void*>(&::MPI_Comm_rank),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_remote_group
-    reinterpret_cast<void*>(&::MPI_Comm_remote_group),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_remote_size
-    reinterpret_cast<void*>(&::MPI_Comm_remote_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_set_attr
-    reinterpret_cast<void*>(&::MPI_Comm_set_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_set_errhandler
-    reinterpret_cast<void*>(&::MPI_Comm_set_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_set_info
-    reinterpret_cast<void*>(&::MPI_Comm_set_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_set_name
-    reinterpret_cast<void*>(&::MPI_Comm_set_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_size
-    reinterpret_cast<void*>(&::MPI_Comm_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_spawn
-    reinterpret_cast<void*>(&::MPI_Comm_spawn),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_spawn_multiple
-    reinterpret_cast<void*>(&::MPI_Comm_spawn_multiple),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_split
-    reinterpret_cast<void*>(&::MPI_Comm_split),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_split_type
-    reinterpret_cast<void*>(&::MPI_Comm_split_type),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_test_inter
-    reinterpret_cast<void*>(&::MPI_Comm_test_inter),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Compare_and_swap
-    reinterpret_cast<void*>(&::MPI_Compare_and_swap),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Dims_create
-    reinterpret_cast<void*>(&::MPI_Dims_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Dist_graph_create
-    reinterpret_cast<void*>(&::MPI_Dist_graph_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Dist_graph_create_adjacent
-    reinterpret_cast<void*>(&::MPI_Dist_graph_create_adjacent),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Dist_graph_neighbors
-    reinterpret_cast<void*>(&::MPI_Dist_graph_neighbors),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Dist_graph_neighbors_count
-    reinterpret_cast<void*>(&::MPI_Dist_graph_neighbors_count),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Errhandler_free
-    reinterpret_cast<void*>(&::MPI_Errhandler_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Error_class
-    reinterpret_cast<void*>(&::MPI_Error_class),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Error_string
-    reinterpret_cast<void*>(&::MPI_Error_string),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Exscan
-    reinterpret_cast<void*>(&::MPI_Exscan),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Exscan_c
-    reinterpret_cast<void*>(&::MPI_Exscan_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Exscan_init
-    reinterpret_cast<void*>(&::MPI_Exscan_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Exscan_init_c
-    reinterpret_cast<void*>(&::MPI_Exscan_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Fetch_and_op
-    reinterpret_cast<void*>(&::MPI_Fetch_and_op),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_call_errhandler
-    reinterpret_cast<void*>(&::MPI_File_call_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_close
-    reinterpret_cast<void*>(&::MPI_File_close),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_create_errhandler
-    reinterpret_cast<void*>(&::MPI_File_create_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_delete
-    reinterpret_cast<void*>(&::MPI_File_delete),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_amode
-    reinterpret_cast<void*>(&::MPI_File_get_amode),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_atomicity
-    reinterpret_cast<void*>(&::MPI_File_get_atomicity),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_byte_offset
-    reinterpret_cast<void*>(&::MPI_File_get_byte_offset),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_errhandler
-    reinterpret_cast<void*>(&::MPI_File_get_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_group
-    reinterpret_cast<void*>(&::MPI_File_get_group),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_info
-    reinterpret_cast<void*>(&::MPI_File_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_position
-    reinterpret_cast<void*>(&::MPI_File_get_position),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_position_shared
-    reinterpret_cast<void*>(&::MPI_File_get_position_shared),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_size
-    reinterpret_cast<void*>(&::MPI_File_get_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_type_extent
-    reinterpret_cast<void*>(&::MPI_File_get_type_extent),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_type_extent_c
-    reinterpret_cast<void*>(&::MPI_File_get_type_extent_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_get_view
-    reinterpret_cast<void*>(&::MPI_File_get_view),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread
-    reinterpret_cast<void*>(&::MPI_File_iread),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_c
-    reinterpret_cast<void*>(&::MPI_File_iread_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_all
-    reinterpret_cast<void*>(&::MPI_File_iread_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_all_c
-    reinterpret_cast<void*>(&::MPI_File_iread_all_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_at
-    reinterpret_cast<void*>(&::MPI_File_iread_at),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_at_c
-    reinterpret_cast<void*>(&::MPI_File_iread_at_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_at_all
-    reinterpret_cast<void*>(&::MPI_File_iread_at_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_at_all_c
-    reinterpret_cast<void*>(&::MPI_File_iread_at_all_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_shared
-    reinterpret_cast<void*>(&::MPI_File_iread_shared),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iread_shared_c
-    reinterpret_cast<void*>(&::MPI_File_iread_shared_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite
-    reinterpret_cast<void*>(&::MPI_File_iwrite),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_c
-    reinterpret_cast<void*>(&::MPI_File_iwrite_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_all
-    reinterpret_cast<void*>(&::MPI_File_iwrite_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_all_c
-    reinterpret_cast<void*>(&::MPI_File_iwrite_all_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_at
-    reinterpret_cast<void*>(&::MPI_File_iwrite_at),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_at_c
-    reinterpret_cast<void*>(&::MPI_File_iwrite_at_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_at_all
-    reinterpret_cast<void*>(&::MPI_File_iwrite_at_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_at_all_c
-    reinterpret_cast<void*>(&::MPI_File_iwrite_at_all_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_shared
-    reinterpret_cast<void*>(&::MPI_File_iwrite_shared),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_iwrite_shared_c
-    reinterpret_cast<void*>(&::MPI_File_iwrite_shared_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_open
-    reinterpret_cast<void*>(&::MPI_File_open),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_preallocate
-    reinterpret_cast<void*>(&::MPI_File_preallocate),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read
-    reinterpret_cast<void*>(&::MPI_File_read),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_c
-    reinterpret_cast<void*>(&::MPI_File_read_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_all
-    reinterpret_cast<void*>(&::MPI_File_read_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_all_c
-    reinterpret_cast<void*>(&::MPI_File_read_all_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_all_begin
-    reinterpret_cast<void*>(&::MPI_File_read_all_begin),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_all_begin_c
-    reinterpret_cast<void*>(&::MPI_File_read_all_begin_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_all_end
-    reinterpret_cast<void*>(&::MPI_File_read_all_end),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_at
-    reinterpret_cast<void*>(&::MPI_File_read_at),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_at_c
-    reinterpret_cast<void*>(&::MPI_File_read_at_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_at_all
-    reinterpret_cast<void*>(&::MPI_File_read_at_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_at_all_c
-    reinterpret_cast<void*>(&::MPI_File_read_at_all_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_at_all_begin
-    reinterpret_cast<void*>(&::MPI_File_read_at_all_begin),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_at_all_begin_c
-    reinterpret_cast<void*>(&::MPI_File_read_at_all_begin_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_at_all_end
-    reinterpret_cast<void*>(&::MPI_File_read_at_all_end),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_ordered
-    reinterpret_cast<void*>(&::MPI_File_read_ordered),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_ordered_c
-    reinterpret_cast<void*>(&::MPI_File_read_ordered_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_ordered_begin
-    reinterpret_cast<void*>(&::MPI_File_read_ordered_begin),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_ordered_begin_c
-    reinterpret_cast<void*>(&::MPI_File_read_ordered_begin_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_ordered_end
-    reinterpret_cast<void*>(&::MPI_File_read_ordered_end),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_shared
-    reinterpret_cast<void*>(&::MPI_File_read_shared),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_read_shared_c
-    reinterpret_cast<void*>(&::MPI_File_read_shared_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_seek
-    reinterpret_cast<void*>(&::MPI_File_seek),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_seek_shared
-    reinterpret_cast<void*>(&::MPI_File_seek_shared),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_set_atomicity
-    reinterpret_cast<void*>(&::MPI_File_set_atomicity),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_set_errhandler
-    reinterpret_cast<void*>(&::MPI_File_set_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_set_info
-    reinterpret_cast<void*>(&::MPI_File_set_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_set_size
-    reinterpret_cast<void*>(&::MPI_File_set_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_set_view
-    reinterpret_cast<void*>(&::MPI_File_set_view),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_sync
-    reinterpret_cast<void*>(&::MPI_File_sync),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write
-    reinterpret_cast<void*>(&::MPI_File_write),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_c
-    reinterpret_cast<void*>(&::MPI_File_write_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_all
-    reinterpret_cast<void*>(&::MPI_File_write_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_all_c
-    reinterpret_cast<void*>(&::MPI_File_write_all_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_all_begin
-    reinterpret_cast<void*>(&::MPI_File_write_all_begin),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_all_begin_c
-    reinterpret_cast<void*>(&::MPI_File_write_all_begin_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_all_end
-    reinterpret_cast<void*>(&::MPI_File_write_all_end),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_at
-    reinterpret_cast<void*>(&::MPI_File_write_at),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_at_c
-    reinterpret_cast<void*>(&::MPI_File_write_at_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_at_all
-    reinterpret_cast<void*>(&::MPI_File_write_at_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_at_all_c
-    reinterpret_cast<void*>(&::MPI_File_write_at_all_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_at_all_begin
-    reinterpret_cast<void*>(&::MPI_File_write_at_all_begin),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_at_all_begin_c
-    reinterpret_cast<void*>(&::MPI_File_write_at_all_begin_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_at_all_end
-    reinterpret_cast<void*>(&::MPI_File_write_at_all_end),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_ordered
-    reinterpret_cast<void*>(&::MPI_File_write_ordered),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_ordered_c
-    reinterpret_cast<void*>(&::MPI_File_write_ordered_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_ordered_begin
-    reinterpret_cast<void*>(&::MPI_File_write_ordered_begin),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_ordered_begin_c
-    reinterpret_cast<void*>(&::MPI_File_write_ordered_begin_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_ordered_end
-    reinterpret_cast<void*>(&::MPI_File_write_ordered_end),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_shared
-    reinterpret_cast<void*>(&::MPI_File_write_shared),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_write_shared_c
-    reinterpret_cast<void*>(&::MPI_File_write_shared_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Finalize
-    reinterpret_cast<void*>(&::MPI_Finalize),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Finalized
-    reinterpret_cast<void*>(&::MPI_Finalized),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Free_mem
-    reinterpret_cast<void*>(&::MPI_Free_mem),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Gather
-    reinterpret_cast<void*>(&::MPI_Gather),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Gather_c
-    reinterpret_cast<void*>(&::MPI_Gather_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Gather_init
-    reinterpret_cast<void*>(&::MPI_Gather_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Gather_init_c
-    reinterpret_cast<void*>(&::MPI_Gather_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Gatherv
-    reinterpret_cast<void*>(&::MPI_Gatherv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Gatherv_c
-    reinterpret_cast<void*>(&::MPI_Gatherv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Gatherv_init
-    reinterpret_cast<void*>(&::MPI_Gatherv_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Gatherv_init_c
-    reinterpret_cast<void*>(&::MPI_Gatherv_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get
-    reinterpret_cast<void*>(&::MPI_Get),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_c
-    reinterpret_cast<void*>(&::MPI_Get_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_accumulate
-    reinterpret_cast<void*>(&::MPI_Get_accumulate),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_accumulate_c
-    reinterpret_cast<void*>(&::MPI_Get_accumulate_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_address
-    reinterpret_cast<void*>(&::MPI_Get_address),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_count
-    reinterpret_cast<void*>(&::MPI_Get_count),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_count_c
-    reinterpret_cast<void*>(&::MPI_Get_count_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_elements
-    reinterpret_cast<void*>(&::MPI_Get_elements),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_elements_c
-    reinterpret_cast<void*>(&::MPI_Get_elements_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_elements_x
-    reinterpret_cast<void*>(&::MPI_Get_elements_x),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_hw_resource_info
-    reinterpret_cast<void*>(&::MPI_Get_hw_resource_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_library_version
-    reinterpret_cast<void*>(&::MPI_Get_library_version),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_processor_name
-    reinterpret_cast<void*>(&::MPI_Get_processor_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Get_version
-    reinterpret_cast<void*>(&::MPI_Get_version),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Graph_create
-    reinterpret_cast<void*>(&::MPI_Graph_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Graph_get
-    reinterpret_cast<void*>(&::MPI_Graph_get),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Graph_map
-    reinterpret_cast<void*>(&::MPI_Graph_map),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Graph_neighbors
-    reinterpret_cast<void*>(&::MPI_Graph_neighbors),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Graph_neighbors_count
-    reinterpret_cast<void*>(&::MPI_Graph_neighbors_count),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Graphdims_get
-    reinterpret_cast<void*>(&::MPI_Graphdims_get),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Grequest_complete
-    reinterpret_cast<void*>(&::MPI_Grequest_complete),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Grequest_start
-    reinterpret_cast<void*>(&::MPI_Grequest_start),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_compare
-    reinterpret_cast<void*>(&::MPI_Group_compare),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_difference
-    reinterpret_cast<void*>(&::MPI_Group_difference),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_excl
-    reinterpret_cast<void*>(&::MPI_Group_excl),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_free
-    reinterpret_cast<void*>(&::MPI_Group_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_from_session_pset
-    reinterpret_cast<void*>(&::MPI_Group_from_session_pset),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_incl
-    reinterpret_cast<void*>(&::MPI_Group_incl),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_intersection
-    reinterpret_cast<void*>(&::MPI_Group_intersection),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_range_excl
-    reinterpret_cast<void*>(&::MPI_Group_range_excl),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_range_incl
-    reinterpret_cast<void*>(&::MPI_Group_range_incl),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_rank
-    reinterpret_cast<void*>(&::MPI_Group_rank),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_size
-    reinterpret_cast<void*>(&::MPI_Group_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_translate_ranks
-    reinterpret_cast<void*>(&::MPI_Group_translate_ranks),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_union
-    reinterpret_cast<void*>(&::MPI_Group_union),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iallgather
-    reinterpret_cast<void*>(&::MPI_Iallgather),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iallgather_c
-    reinterpret_cast<void*>(&::MPI_Iallgather_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iallgatherv
-    reinterpret_cast<void*>(&::MPI_Iallgatherv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iallgatherv_c
-    reinterpret_cast<void*>(&::MPI_Iallgatherv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iallreduce
-    reinterpret_cast<void*>(&::MPI_Iallreduce),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iallreduce_c
-    reinterpret_cast<void*>(&::MPI_Iallreduce_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ialltoall
-    reinterpret_cast<void*>(&::MPI_Ialltoall),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ialltoall_c
-    reinterpret_cast<void*>(&::MPI_Ialltoall_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ialltoallv
-    reinterpret_cast<void*>(&::MPI_Ialltoallv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ialltoallv_c
-    reinterpret_cast<void*>(&::MPI_Ialltoallv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ialltoallw
-    reinterpret_cast<void*>(&::MPI_Ialltoallw),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ialltoallw_c
-    reinterpret_cast<void*>(&::MPI_Ialltoallw_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ibarrier
-    reinterpret_cast<void*>(&::MPI_Ibarrier),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ibcast
-    reinterpret_cast<void*>(&::MPI_Ibcast),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ibcast_c
-    reinterpret_cast<void*>(&::MPI_Ibcast_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ibsend
-    reinterpret_cast<void*>(&::MPI_Ibsend),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ibsend_c
-    reinterpret_cast<void*>(&::MPI_Ibsend_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iexscan
-    reinterpret_cast<void*>(&::MPI_Iexscan),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iexscan_c
-    reinterpret_cast<void*>(&::MPI_Iexscan_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Igather
-    reinterpret_cast<void*>(&::MPI_Igather),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Igather_c
-    reinterpret_cast<void*>(&::MPI_Igather_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Igatherv
-    reinterpret_cast<void*>(&::MPI_Igatherv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Igatherv_c
-    reinterpret_cast<void*>(&::MPI_Igatherv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Improbe
-    reinterpret_cast<void*>(&::MPI_Improbe),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Imrecv
-    reinterpret_cast<void*>(&::MPI_Imrecv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Imrecv_c
-    reinterpret_cast<void*>(&::MPI_Imrecv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_allgather
-    reinterpret_cast<void*>(&::MPI_Ineighbor_allgather),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_allgather_c
-    reinterpret_cast<void*>(&::MPI_Ineighbor_allgather_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_allgatherv
-    reinterpret_cast<void*>(&::MPI_Ineighbor_allgatherv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_allgatherv_c
-    reinterpret_cast<void*>(&::MPI_Ineighbor_allgatherv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoall
-    reinterpret_cast<void*>(&::MPI_Ineighbor_alltoall),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoall_c
-    reinterpret_cast<void*>(&::MPI_Ineighbor_alltoall_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoallv
-    reinterpret_cast<void*>(&::MPI_Ineighbor_alltoallv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoallv_c
-    reinterpret_cast<void*>(&::MPI_Ineighbor_alltoallv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoallw
-    reinterpret_cast<void*>(&::MPI_Ineighbor_alltoallw),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
-    reinterpret_cast<void*>(&::MPI_Ineighbor_alltoallw_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_create
-    reinterpret_cast<void*>(&::MPI_Info_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_create_env
-    reinterpret_cast<void*>(&::MPI_Info_create_env),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_delete
-    reinterpret_cast<void*>(&::MPI_Info_delete),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_dup
-    reinterpret_cast<void*>(&::MPI_Info_dup),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_free
-    reinterpret_cast<void*>(&::MPI_Info_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_get
-    reinterpret_cast<void*>(&::MPI_Info_get),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_get_nkeys
-    reinterpret_cast<void*>(&::MPI_Info_get_nkeys),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_get_nthkey
-    reinterpret_cast<void*>(&::MPI_Info_get_nthkey),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_get_string
-    reinterpret_cast<void*>(&::MPI_Info_get_string),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_get_valuelen
-    reinterpret_cast<void*>(&::MPI_Info_get_valuelen),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_set
-    reinterpret_cast<void*>(&::MPI_Info_set),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Init
-    reinterpret_cast<void*>(&::MPI_Init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Init_thread
-    reinterpret_cast<void*>(&::MPI_Init_thread),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Initialized
-    reinterpret_cast<void*>(&::MPI_Initialized),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Intercomm_create
-    reinterpret_cast<void*>(&::MPI_Intercomm_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Intercomm_create_from_groups
-    reinterpret_cast<void*>(&::MPI_Intercomm_create_from_groups),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Intercomm_merge
-    reinterpret_cast<void*>(&::MPI_Intercomm_merge),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iprobe
-    reinterpret_cast<void*>(&::MPI_Iprobe),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Irecv
-    reinterpret_cast<void*>(&::MPI_Irecv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Irecv_c
-    reinterpret_cast<void*>(&::MPI_Irecv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ireduce
-    reinterpret_cast<void*>(&::MPI_Ireduce),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ireduce_c
-    reinterpret_cast<void*>(&::MPI_Ireduce_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ireduce_scatter
-    reinterpret_cast<void*>(&::MPI_Ireduce_scatter),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ireduce_scatter_c
-    reinterpret_cast<void*>(&::MPI_Ireduce_scatter_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ireduce_scatter_block
-    reinterpret_cast<void*>(&::MPI_Ireduce_scatter_block),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
-    reinterpret_cast<void*>(&::MPI_Ireduce_scatter_block_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Irsend
-    reinterpret_cast<void*>(&::MPI_Irsend),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Irsend_c
-    reinterpret_cast<void*>(&::MPI_Irsend_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Is_thread_main
-    reinterpret_cast<void*>(&::MPI_Is_thread_main),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iscan
-    reinterpret_cast<void*>(&::MPI_Iscan),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iscan_c
-    reinterpret_cast<void*>(&::MPI_Iscan_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iscatter
-    reinterpret_cast<void*>(&::MPI_Iscatter),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iscatter_c
-    reinterpret_cast<void*>(&::MPI_Iscatter_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iscatterv
-    reinterpret_cast<void*>(&::MPI_Iscatterv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Iscatterv_c
-    reinterpret_cast<void*>(&::MPI_Iscatterv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Isend
-    reinterpret_cast<void*>(&::MPI_Isend),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Isend_c
-    reinterpret_cast<void*>(&::MPI_Isend_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Isendrecv
-    reinterpret_cast<void*>(&::MPI_Isendrecv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Isendrecv_c
-    reinterpret_cast<void*>(&::MPI_Isendrecv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Isendrecv_replace
-    reinterpret_cast<void*>(&::MPI_Isendrecv_replace),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Isendrecv_replace_c
-    reinterpret_cast<void*>(&::MPI_Isendrecv_replace_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Issend
-    reinterpret_cast<void*>(&::MPI_Issend),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Issend_c
-    reinterpret_cast<void*>(&::MPI_Issend_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Keyval_create
-    reinterpret_cast<void*>(&::MPI_Keyval_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Keyval_free
-    reinterpret_cast<void*>(&::MPI_Keyval_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Lookup_name
-    reinterpret_cast<void*>(&::MPI_Lookup_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Mprobe
-    reinterpret_cast<void*>(&::MPI_Mprobe),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Mrecv
-    reinterpret_cast<void*>(&::MPI_Mrecv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Mrecv_c
-    reinterpret_cast<void*>(&::MPI_Mrecv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgather
-    reinterpret_cast<void*>(&::MPI_Neighbor_allgather),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgather_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_allgather_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgather_init
-    reinterpret_cast<void*>(&::MPI_Neighbor_allgather_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgather_init_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_allgather_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgatherv
-    reinterpret_cast<void*>(&::MPI_Neighbor_allgatherv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgatherv_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_allgatherv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgatherv_init
-    reinterpret_cast<void*>(&::MPI_Neighbor_allgatherv_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgatherv_init_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_allgatherv_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoall
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoall),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoall_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoall_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoall_init
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoall_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoall_init_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoall_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallv
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoallv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallv_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoallv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallv_init
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoallv_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallv_init_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoallv_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoallw),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoallw_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoallw_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
-    reinterpret_cast<void*>(&::MPI_Neighbor_alltoallw_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Op_commutative
-    reinterpret_cast<void*>(&::MPI_Op_commutative),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Op_create
-    reinterpret_cast<void*>(&::MPI_Op_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Op_create_c
-    reinterpret_cast<void*>(&::MPI_Op_create_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Op_free
-    reinterpret_cast<void*>(&::MPI_Op_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Open_port
-    reinterpret_cast<void*>(&::MPI_Open_port),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pack
-    reinterpret_cast<void*>(&::MPI_Pack),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pack_c
-    reinterpret_cast<void*>(&::MPI_Pack_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pack_external
-    reinterpret_cast<void*>(&::MPI_Pack_external),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pack_external_c
-    reinterpret_cast<void*>(&::MPI_Pack_external_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pack_external_size
-    reinterpret_cast<void*>(&::MPI_Pack_external_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pack_external_size_c
-    reinterpret_cast<void*>(&::MPI_Pack_external_size_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pack_size
-    reinterpret_cast<void*>(&::MPI_Pack_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pack_size_c
-    reinterpret_cast<void*>(&::MPI_Pack_size_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Parrived
-    reinterpret_cast<void*>(&::MPI_Parrived),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pcontrol
-    reinterpret_cast<void*>(&::MPI_Pcontrol),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pready
-    reinterpret_cast<void*>(&::MPI_Pready),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pready_list
-    reinterpret_cast<void*>(&::MPI_Pready_list),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Pready_range
-    reinterpret_cast<void*>(&::MPI_Pready_range),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Precv_init
-    reinterpret_cast<void*>(&::MPI_Precv_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Precv_init_c
-    reinterpret_cast<void*>(&::MPI_Precv_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Probe
-    reinterpret_cast<void*>(&::MPI_Probe),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Psend_init
-    reinterpret_cast<void*>(&::MPI_Psend_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Psend_init_c
-    reinterpret_cast<void*>(&::MPI_Psend_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Publish_name
-    reinterpret_cast<void*>(&::MPI_Publish_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Put
-    reinterpret_cast<void*>(&::MPI_Put),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Put_c
-    reinterpret_cast<void*>(&::MPI_Put_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Query_thread
-    reinterpret_cast<void*>(&::MPI_Query_thread),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Raccumulate
-    reinterpret_cast<void*>(&::MPI_Raccumulate),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Raccumulate_c
-    reinterpret_cast<void*>(&::MPI_Raccumulate_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Recv
-    reinterpret_cast<void*>(&::MPI_Recv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Recv_c
-    reinterpret_cast<void*>(&::MPI_Recv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Recv_init
-    reinterpret_cast<void*>(&::MPI_Recv_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Recv_init_c
-    reinterpret_cast<void*>(&::MPI_Recv_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce
-    reinterpret_cast<void*>(&::MPI_Reduce),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_c
-    reinterpret_cast<void*>(&::MPI_Reduce_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_init
-    reinterpret_cast<void*>(&::MPI_Reduce_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_init_c
-    reinterpret_cast<void*>(&::MPI_Reduce_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_local
-    reinterpret_cast<void*>(&::MPI_Reduce_local),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_local_c
-    reinterpret_cast<void*>(&::MPI_Reduce_local_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter
-    reinterpret_cast<void*>(&::MPI_Reduce_scatter),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_c
-    reinterpret_cast<void*>(&::MPI_Reduce_scatter_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_block
-    reinterpret_cast<void*>(&::MPI_Reduce_scatter_block),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_block_c
-    reinterpret_cast<void*>(&::MPI_Reduce_scatter_block_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_block_init
-    reinterpret_cast<void*>(&::MPI_Reduce_scatter_block_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_block_init_c
-    reinterpret_cast<void*>(&::MPI_Reduce_scatter_block_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_init
-    reinterpret_cast<void*>(&::MPI_Reduce_scatter_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_init_c
-    reinterpret_cast<void*>(&::MPI_Reduce_scatter_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Register_datarep
-    reinterpret_cast<void*>(&::MPI_Register_datarep),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Register_datarep_c
-    reinterpret_cast<void*>(&::MPI_Register_datarep_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Remove_error_class
-    reinterpret_cast<void*>(&::MPI_Remove_error_class),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Remove_error_code
-    reinterpret_cast<void*>(&::MPI_Remove_error_code),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Remove_error_string
-    reinterpret_cast<void*>(&::MPI_Remove_error_string),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Request_free
-    reinterpret_cast<void*>(&::MPI_Request_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Request_get_status
-    reinterpret_cast<void*>(&::MPI_Request_get_status),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Request_get_status_all
-    reinterpret_cast<void*>(&::MPI_Request_get_status_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Request_get_status_any
-    reinterpret_cast<void*>(&::MPI_Request_get_status_any),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Request_get_status_some
-    reinterpret_cast<void*>(&::MPI_Request_get_status_some),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rget
-    reinterpret_cast<void*>(&::MPI_Rget),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rget_c
-    reinterpret_cast<void*>(&::MPI_Rget_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rget_accumulate
-    reinterpret_cast<void*>(&::MPI_Rget_accumulate),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rget_accumulate_c
-    reinterpret_cast<void*>(&::MPI_Rget_accumulate_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rput
-    reinterpret_cast<void*>(&::MPI_Rput),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rput_c
-    reinterpret_cast<void*>(&::MPI_Rput_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rsend
-    reinterpret_cast<void*>(&::MPI_Rsend),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rsend_c
-    reinterpret_cast<void*>(&::MPI_Rsend_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rsend_init
-    reinterpret_cast<void*>(&::MPI_Rsend_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Rsend_init_c
-    reinterpret_cast<void*>(&::MPI_Rsend_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scan
-    reinterpret_cast<void*>(&::MPI_Scan),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scan_c
-    reinterpret_cast<void*>(&::MPI_Scan_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scan_init
-    reinterpret_cast<void*>(&::MPI_Scan_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scan_init_c
-    reinterpret_cast<void*>(&::MPI_Scan_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scatter
-    reinterpret_cast<void*>(&::MPI_Scatter),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scatter_c
-    reinterpret_cast<void*>(&::MPI_Scatter_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scatter_init
-    reinterpret_cast<void*>(&::MPI_Scatter_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scatter_init_c
-    reinterpret_cast<void*>(&::MPI_Scatter_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scatterv
-    reinterpret_cast<void*>(&::MPI_Scatterv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scatterv_c
-    reinterpret_cast<void*>(&::MPI_Scatterv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scatterv_init
-    reinterpret_cast<void*>(&::MPI_Scatterv_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Scatterv_init_c
-    reinterpret_cast<void*>(&::MPI_Scatterv_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Send
-    reinterpret_cast<void*>(&::MPI_Send),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Send_c
-    reinterpret_cast<void*>(&::MPI_Send_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Send_init
-    reinterpret_cast<void*>(&::MPI_Send_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Send_init_c
-    reinterpret_cast<void*>(&::MPI_Send_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Sendrecv
-    reinterpret_cast<void*>(&::MPI_Sendrecv),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Sendrecv_c
-    reinterpret_cast<void*>(&::MPI_Sendrecv_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Sendrecv_replace
-    reinterpret_cast<void*>(&::MPI_Sendrecv_replace),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Sendrecv_replace_c
-    reinterpret_cast<void*>(&::MPI_Sendrecv_replace_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_attach_buffer
-    reinterpret_cast<void*>(&::MPI_Session_attach_buffer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_attach_buffer_c
-    reinterpret_cast<void*>(&::MPI_Session_attach_buffer_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_call_errhandler
-    reinterpret_cast<void*>(&::MPI_Session_call_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_create_errhandler
-    reinterpret_cast<void*>(&::MPI_Session_create_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_detach_buffer
-    reinterpret_cast<void*>(&::MPI_Session_detach_buffer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_detach_buffer_c
-    reinterpret_cast<void*>(&::MPI_Session_detach_buffer_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_finalize
-    reinterpret_cast<void*>(&::MPI_Session_finalize),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_flush_buffer
-    reinterpret_cast<void*>(&::MPI_Session_flush_buffer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_errhandler
-    reinterpret_cast<void*>(&::MPI_Session_get_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_info
-    reinterpret_cast<void*>(&::MPI_Session_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_nth_pset
-    reinterpret_cast<void*>(&::MPI_Session_get_nth_pset),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_num_psets
-    reinterpret_cast<void*>(&::MPI_Session_get_num_psets),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_pset_info
-    reinterpret_cast<void*>(&::MPI_Session_get_pset_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_iflush_buffer
-    reinterpret_cast<void*>(&::MPI_Session_iflush_buffer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_init
-    reinterpret_cast<void*>(&::MPI_Session_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_set_errhandler
-    reinterpret_cast<void*>(&::MPI_Session_set_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ssend
-    reinterpret_cast<void*>(&::MPI_Ssend),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ssend_c
-    reinterpret_cast<void*>(&::MPI_Ssend_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ssend_init
-    reinterpret_cast<void*>(&::MPI_Ssend_init),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Ssend_init_c
-    reinterpret_cast<void*>(&::MPI_Ssend_init_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Start
-    reinterpret_cast<void*>(&::MPI_Start),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Startall
-    reinterpret_cast<void*>(&::MPI_Startall),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_get_error
-    reinterpret_cast<void*>(&::MPI_Status_get_error),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_get_source
-    reinterpret_cast<void*>(&::MPI_Status_get_source),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_get_tag
-    reinterpret_cast<void*>(&::MPI_Status_get_tag),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_set_cancelled
-    reinterpret_cast<void*>(&::MPI_Status_set_cancelled),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_set_elements
-    reinterpret_cast<void*>(&::MPI_Status_set_elements),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_set_elements_c
-    reinterpret_cast<void*>(&::MPI_Status_set_elements_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_set_elements_x
-    reinterpret_cast<void*>(&::MPI_Status_set_elements_x),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_set_error
-    reinterpret_cast<void*>(&::MPI_Status_set_error),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_set_source
-    reinterpret_cast<void*>(&::MPI_Status_set_source),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Status_set_tag
-    reinterpret_cast<void*>(&::MPI_Status_set_tag),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Test
-    reinterpret_cast<void*>(&::MPI_Test),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Test_cancelled
-    reinterpret_cast<void*>(&::MPI_Test_cancelled),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Testall
-    reinterpret_cast<void*>(&::MPI_Testall),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Testany
-    reinterpret_cast<void*>(&::MPI_Testany),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Testsome
-    reinterpret_cast<void*>(&::MPI_Testsome),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Topo_test
-    reinterpret_cast<void*>(&::MPI_Topo_test),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_commit
-    reinterpret_cast<void*>(&::MPI_Type_commit),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_contiguous
-    reinterpret_cast<void*>(&::MPI_Type_contiguous),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_contiguous_c
-    reinterpret_cast<void*>(&::MPI_Type_contiguous_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_darray
-    reinterpret_cast<void*>(&::MPI_Type_create_darray),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_darray_c
-    reinterpret_cast<void*>(&::MPI_Type_create_darray_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_f90_complex
-    reinterpret_cast<void*>(&::MPI_Type_create_f90_complex),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_f90_integer
-    reinterpret_cast<void*>(&::MPI_Type_create_f90_integer),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_f90_real
-    reinterpret_cast<void*>(&::MPI_Type_create_f90_real),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_hindexed
-    reinterpret_cast<void*>(&::MPI_Type_create_hindexed),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_hindexed_c
-    reinterpret_cast<void*>(&::MPI_Type_create_hindexed_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_hindexed_block
-    reinterpret_cast<void*>(&::MPI_Type_create_hindexed_block),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_hindexed_block_c
-    reinterpret_cast<void*>(&::MPI_Type_create_hindexed_block_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_hvector
-    reinterpret_cast<void*>(&::MPI_Type_create_hvector),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_hvector_c
-    reinterpret_cast<void*>(&::MPI_Type_create_hvector_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_indexed_block
-    reinterpret_cast<void*>(&::MPI_Type_create_indexed_block),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_indexed_block_c
-    reinterpret_cast<void*>(&::MPI_Type_create_indexed_block_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_keyval
-    reinterpret_cast<void*>(&::MPI_Type_create_keyval),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_resized
-    reinterpret_cast<void*>(&::MPI_Type_create_resized),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_resized_c
-    reinterpret_cast<void*>(&::MPI_Type_create_resized_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_struct
-    reinterpret_cast<void*>(&::MPI_Type_create_struct),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_struct_c
-    reinterpret_cast<void*>(&::MPI_Type_create_struct_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_subarray
-    reinterpret_cast<void*>(&::MPI_Type_create_subarray),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_create_subarray_c
-    reinterpret_cast<void*>(&::MPI_Type_create_subarray_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_delete_attr
-    reinterpret_cast<void*>(&::MPI_Type_delete_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_dup
-    reinterpret_cast<void*>(&::MPI_Type_dup),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_free
-    reinterpret_cast<void*>(&::MPI_Type_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_free_keyval
-    reinterpret_cast<void*>(&::MPI_Type_free_keyval),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_attr
-    reinterpret_cast<void*>(&::MPI_Type_get_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_contents
-    reinterpret_cast<void*>(&::MPI_Type_get_contents),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_contents_c
-    reinterpret_cast<void*>(&::MPI_Type_get_contents_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_envelope
-    reinterpret_cast<void*>(&::MPI_Type_get_envelope),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_envelope_c
-    reinterpret_cast<void*>(&::MPI_Type_get_envelope_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_extent
-    reinterpret_cast<void*>(&::MPI_Type_get_extent),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_extent_c
-    reinterpret_cast<void*>(&::MPI_Type_get_extent_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_extent_x
-    reinterpret_cast<void*>(&::MPI_Type_get_extent_x),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_name
-    reinterpret_cast<void*>(&::MPI_Type_get_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_true_extent
-    reinterpret_cast<void*>(&::MPI_Type_get_true_extent),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_true_extent_c
-    reinterpret_cast<void*>(&::MPI_Type_get_true_extent_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_true_extent_x
-    reinterpret_cast<void*>(&::MPI_Type_get_true_extent_x),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_get_value_index
-    reinterpret_cast<void*>(&::MPI_Type_get_value_index),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_indexed
-    reinterpret_cast<void*>(&::MPI_Type_indexed),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_indexed_c
-    reinterpret_cast<void*>(&::MPI_Type_indexed_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_match_size
-    reinterpret_cast<void*>(&::MPI_Type_match_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_set_attr
-    reinterpret_cast<void*>(&::MPI_Type_set_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_set_name
-    reinterpret_cast<void*>(&::MPI_Type_set_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_size
-    reinterpret_cast<void*>(&::MPI_Type_size),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_size_c
-    reinterpret_cast<void*>(&::MPI_Type_size_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_size_x
-    reinterpret_cast<void*>(&::MPI_Type_size_x),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_vector
-    reinterpret_cast<void*>(&::MPI_Type_vector),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_vector_c
-    reinterpret_cast<void*>(&::MPI_Type_vector_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Unpack
-    reinterpret_cast<void*>(&::MPI_Unpack),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Unpack_c
-    reinterpret_cast<void*>(&::MPI_Unpack_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Unpack_external
-    reinterpret_cast<void*>(&::MPI_Unpack_external),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Unpack_external_c
-    reinterpret_cast<void*>(&::MPI_Unpack_external_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Unpublish_name
-    reinterpret_cast<void*>(&::MPI_Unpublish_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Wait
-    reinterpret_cast<void*>(&::MPI_Wait),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Waitall
-    reinterpret_cast<void*>(&::MPI_Waitall),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Waitany
-    reinterpret_cast<void*>(&::MPI_Waitany),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Waitsome
-    reinterpret_cast<void*>(&::MPI_Waitsome),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_allocate
-    reinterpret_cast<void*>(&::MPI_Win_allocate),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_allocate_c
-    reinterpret_cast<void*>(&::MPI_Win_allocate_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_allocate_shared
-    reinterpret_cast<void*>(&::MPI_Win_allocate_shared),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_allocate_shared_c
-    reinterpret_cast<void*>(&::MPI_Win_allocate_shared_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_attach
-    reinterpret_cast<void*>(&::MPI_Win_attach),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_call_errhandler
-    reinterpret_cast<void*>(&::MPI_Win_call_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_complete
-    reinterpret_cast<void*>(&::MPI_Win_complete),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_create
-    reinterpret_cast<void*>(&::MPI_Win_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_create_c
-    reinterpret_cast<void*>(&::MPI_Win_create_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_create_dynamic
-    reinterpret_cast<void*>(&::MPI_Win_create_dynamic),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_create_errhandler
-    reinterpret_cast<void*>(&::MPI_Win_create_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_create_keyval
-    reinterpret_cast<void*>(&::MPI_Win_create_keyval),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_delete_attr
-    reinterpret_cast<void*>(&::MPI_Win_delete_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_detach
-    reinterpret_cast<void*>(&::MPI_Win_detach),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_fence
-    reinterpret_cast<void*>(&::MPI_Win_fence),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_flush
-    reinterpret_cast<void*>(&::MPI_Win_flush),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_flush_all
-    reinterpret_cast<void*>(&::MPI_Win_flush_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_flush_local
-    reinterpret_cast<void*>(&::MPI_Win_flush_local),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_flush_local_all
-    reinterpret_cast<void*>(&::MPI_Win_flush_local_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_free
-    reinterpret_cast<void*>(&::MPI_Win_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_free_keyval
-    reinterpret_cast<void*>(&::MPI_Win_free_keyval),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_get_attr
-    reinterpret_cast<void*>(&::MPI_Win_get_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_get_errhandler
-    reinterpret_cast<void*>(&::MPI_Win_get_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_get_group
-    reinterpret_cast<void*>(&::MPI_Win_get_group),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_get_info
-    reinterpret_cast<void*>(&::MPI_Win_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_get_name
-    reinterpret_cast<void*>(&::MPI_Win_get_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_lock
-    reinterpret_cast<void*>(&::MPI_Win_lock),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_lock_all
-    reinterpret_cast<void*>(&::MPI_Win_lock_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_post
-    reinterpret_cast<void*>(&::MPI_Win_post),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_set_attr
-    reinterpret_cast<void*>(&::MPI_Win_set_attr),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_set_errhandler
-    reinterpret_cast<void*>(&::MPI_Win_set_errhandler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_set_info
-    reinterpret_cast<void*>(&::MPI_Win_set_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_set_name
-    reinterpret_cast<void*>(&::MPI_Win_set_name),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_shared_query
-    reinterpret_cast<void*>(&::MPI_Win_shared_query),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_shared_query_c
-    reinterpret_cast<void*>(&::MPI_Win_shared_query_c),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_start
-    reinterpret_cast<void*>(&::MPI_Win_start),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_sync
-    reinterpret_cast<void*>(&::MPI_Win_sync),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_test
-    reinterpret_cast<void*>(&::MPI_Win_test),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_unlock
-    reinterpret_cast<void*>(&::MPI_Win_unlock),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_unlock_all
-    reinterpret_cast<void*>(&::MPI_Win_unlock_all),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_wait
-    reinterpret_cast<void*>(&::MPI_Win_wait),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Aint_add
-    reinterpret_cast<void*>(&::MPI_Aint_add),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Aint_diff
-    reinterpret_cast<void*>(&::MPI_Aint_diff),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Wtick
-    reinterpret_cast<void*>(&::MPI_Wtick),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Wtime
-    reinterpret_cast<void*>(&::MPI_Wtime),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_fromint
-    reinterpret_cast<void*>(&::MPI_Comm_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Comm_toint
-    reinterpret_cast<void*>(&::MPI_Comm_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Errhandler_fromint
-    reinterpret_cast<void*>(&::MPI_Errhandler_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Errhandler_toint
-    reinterpret_cast<void*>(&::MPI_Errhandler_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_fromint
-    reinterpret_cast<void*>(&::MPI_File_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_File_toint
-    reinterpret_cast<void*>(&::MPI_File_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_fromint
-    reinterpret_cast<void*>(&::MPI_Group_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Group_toint
-    reinterpret_cast<void*>(&::MPI_Group_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_fromint
-    reinterpret_cast<void*>(&::MPI_Info_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Info_toint
-    reinterpret_cast<void*>(&::MPI_Info_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Message_fromint
-    reinterpret_cast<void*>(&::MPI_Message_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Message_toint
-    reinterpret_cast<void*>(&::MPI_Message_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Op_fromint
-    reinterpret_cast<void*>(&::MPI_Op_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Op_toint
-    reinterpret_cast<void*>(&::MPI_Op_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Request_fromint
-    reinterpret_cast<void*>(&::MPI_Request_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Request_toint
-    reinterpret_cast<void*>(&::MPI_Request_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_fromint
-    reinterpret_cast<void*>(&::MPI_Session_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Session_toint
-    reinterpret_cast<void*>(&::MPI_Session_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_fromint
-    reinterpret_cast<void*>(&::MPI_Type_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Type_toint
-    reinterpret_cast<void*>(&::MPI_Type_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_fromint
-    reinterpret_cast<void*>(&::MPI_Win_fromint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_Win_toint
-    reinterpret_cast<void*>(&::MPI_Win_toint),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_changed
-    reinterpret_cast<void*>(&::MPI_T_category_changed),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_get_categories
-    reinterpret_cast<void*>(&::MPI_T_category_get_categories),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_get_cvars
-    reinterpret_cast<void*>(&::MPI_T_category_get_cvars),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_get_events
-    reinterpret_cast<void*>(&::MPI_T_category_get_events),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_get_index
-    reinterpret_cast<void*>(&::MPI_T_category_get_index),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_get_info
-    reinterpret_cast<void*>(&::MPI_T_category_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_get_num
-    reinterpret_cast<void*>(&::MPI_T_category_get_num),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_get_num_events
-    reinterpret_cast<void*>(&::MPI_T_category_get_num_events),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_category_get_pvars
-    reinterpret_cast<void*>(&::MPI_T_category_get_pvars),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_cvar_get_index
-    reinterpret_cast<void*>(&::MPI_T_cvar_get_index),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_cvar_get_info
-    reinterpret_cast<void*>(&::MPI_T_cvar_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_cvar_get_num
-    reinterpret_cast<void*>(&::MPI_T_cvar_get_num),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_cvar_handle_alloc
-    reinterpret_cast<void*>(&::MPI_T_cvar_handle_alloc),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_cvar_handle_free
-    reinterpret_cast<void*>(&::MPI_T_cvar_handle_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_cvar_read
-    reinterpret_cast<void*>(&::MPI_T_cvar_read),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_cvar_write
-    reinterpret_cast<void*>(&::MPI_T_cvar_write),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_enum_get_info
-    reinterpret_cast<void*>(&::MPI_T_enum_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_enum_get_item
-    reinterpret_cast<void*>(&::MPI_T_enum_get_item),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_callback_get_info
-    reinterpret_cast<void*>(&::MPI_T_event_callback_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_callback_set_info
-    reinterpret_cast<void*>(&::MPI_T_event_callback_set_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_copy
-    reinterpret_cast<void*>(&::MPI_T_event_copy),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_get_index
-    reinterpret_cast<void*>(&::MPI_T_event_get_index),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_get_info
-    reinterpret_cast<void*>(&::MPI_T_event_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_get_num
-    reinterpret_cast<void*>(&::MPI_T_event_get_num),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_get_source
-    reinterpret_cast<void*>(&::MPI_T_event_get_source),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_get_timestamp
-    reinterpret_cast<void*>(&::MPI_T_event_get_timestamp),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_handle_alloc
-    reinterpret_cast<void*>(&::MPI_T_event_handle_alloc),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_handle_free
-    reinterpret_cast<void*>(&::MPI_T_event_handle_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_handle_get_info
-    reinterpret_cast<void*>(&::MPI_T_event_handle_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_handle_set_info
-    reinterpret_cast<void*>(&::MPI_T_event_handle_set_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_read
-    reinterpret_cast<void*>(&::MPI_T_event_read),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_register_callback
-    reinterpret_cast<void*>(&::MPI_T_event_register_callback),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_event_set_dropped_handler
-    reinterpret_cast<void*>(&::MPI_T_event_set_dropped_handler),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_finalize
-    reinterpret_cast<void*>(&::MPI_T_finalize),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_init_thread
-    reinterpret_cast<void*>(&::MPI_T_init_thread),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_get_index
-    reinterpret_cast<void*>(&::MPI_T_pvar_get_index),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_get_info
-    reinterpret_cast<void*>(&::MPI_T_pvar_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_get_num
-    reinterpret_cast<void*>(&::MPI_T_pvar_get_num),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_handle_alloc
-    reinterpret_cast<void*>(&::MPI_T_pvar_handle_alloc),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_handle_free
-    reinterpret_cast<void*>(&::MPI_T_pvar_handle_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_read
-    reinterpret_cast<void*>(&::MPI_T_pvar_read),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_readreset
-    reinterpret_cast<void*>(&::MPI_T_pvar_readreset),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_reset
-    reinterpret_cast<void*>(&::MPI_T_pvar_reset),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_session_create
-    reinterpret_cast<void*>(&::MPI_T_pvar_session_create),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_session_free
-    reinterpret_cast<void*>(&::MPI_T_pvar_session_free),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_start
-    reinterpret_cast<void*>(&::MPI_T_pvar_start),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_stop
-    reinterpret_cast<void*>(&::MPI_T_pvar_stop),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_pvar_write
-    reinterpret_cast<void*>(&::MPI_T_pvar_write),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_source_get_info
-    reinterpret_cast<void*>(&::MPI_T_source_get_info),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_source_get_num
-    reinterpret_cast<void*>(&::MPI_T_source_get_num),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
-#if ANYMPI_HAVE_MPI_T_source_get_timestamp
-    reinterpret_cast<void*>(&::MPI_T_source_get_timestamp),
-#else
-    reinterpret_cast<void*>(&native_missing),
-#endif
+// What the native MPI's functions are called in its library: resolved when the backend is
+// loaded (backend.cpp) into native_table, through which every native call goes.
+const char* const anympi::backend::native_names[ANYMPI_NFUNCS] = {
+    "PMPI_Abi_get_fortran_booleans",
+    "PMPI_Abi_get_fortran_info",
+    "PMPI_Abi_get_info",
+    "PMPI_Abi_get_version",
+    "PMPI_Abi_set_fortran_booleans",
+    "PMPI_Abi_set_fortran_info",
+    "PMPI_Abort",
+    "PMPI_Accumulate",
+    "PMPI_Accumulate_c",
+    "PMPI_Add_error_class",
+    "PMPI_Add_error_code",
+    "PMPI_Add_error_string",
+    "PMPI_Allgather",
+    "PMPI_Allgather_c",
+    "PMPI_Allgather_init",
+    "PMPI_Allgather_init_c",
+    "PMPI_Allgatherv",
+    "PMPI_Allgatherv_c",
+    "PMPI_Allgatherv_init",
+    "PMPI_Allgatherv_init_c",
+    "PMPI_Alloc_mem",
+    "PMPI_Allreduce",
+    "PMPI_Allreduce_c",
+    "PMPI_Allreduce_init",
+    "PMPI_Allreduce_init_c",
+    "PMPI_Alltoall",
+    "PMPI_Alltoall_c",
+    "PMPI_Alltoall_init",
+    "PMPI_Alltoall_init_c",
+    "PMPI_Alltoallv",
+    "PMPI_Alltoallv_c",
+    "PMPI_Alltoallv_init",
+    "PMPI_Alltoallv_init_c",
+    "PMPI_Alltoallw",
+    "PMPI_Alltoallw_c",
+    "PMPI_Alltoallw_init",
+    "PMPI_Alltoallw_init_c",
+    "PMPI_Attr_delete",
+    "PMPI_Attr_get",
+    "PMPI_Attr_put",
+    "PMPI_Barrier",
+    "PMPI_Barrier_init",
+    "PMPI_Bcast",
+    "PMPI_Bcast_c",
+    "PMPI_Bcast_init",
+    "PMPI_Bcast_init_c",
+    "PMPI_Bsend",
+    "PMPI_Bsend_c",
+    "PMPI_Bsend_init",
+    "PMPI_Bsend_init_c",
+    "PMPI_Buffer_attach",
+    "PMPI_Buffer_attach_c",
+    "PMPI_Buffer_detach",
+    "PMPI_Buffer_detach_c",
+    "PMPI_Buffer_flush",
+    "PMPI_Buffer_iflush",
+    "PMPI_Cancel",
+    "PMPI_Cart_coords",
+    "PMPI_Cart_create",
+    "PMPI_Cart_get",
+    "PMPI_Cart_map",
+    "PMPI_Cart_rank",
+    "PMPI_Cart_shift",
+    "PMPI_Cart_sub",
+    "PMPI_Cartdim_get",
+    "PMPI_Close_port",
+    "PMPI_Comm_accept",
+    "PMPI_Comm_attach_buffer",
+    "PMPI_Comm_attach_buffer_c",
+    "PMPI_Comm_call_errhandler",
+    "PMPI_Comm_compare",
+    "PMPI_Comm_connect",
+    "PMPI_Comm_create",
+    "PMPI_Comm_create_errhandler",
+    "PMPI_Comm_create_from_group",
+    "PMPI_Comm_create_group",
+    "PMPI_Comm_create_keyval",
+    "PMPI_Comm_delete_attr",
+    "PMPI_Comm_detach_buffer",
+    "PMPI_Comm_detach_buffer_c",
+    "PMPI_Comm_disconnect",
+    "PMPI_Comm_dup",
+    "PMPI_Comm_dup_with_info",
+    "PMPI_Comm_flush_buffer",
+    "PMPI_Comm_free",
+    "PMPI_Comm_free_keyval",
+    "PMPI_Comm_get_attr",
+    "PMPI_Comm_get_errhandler",
+    "PMPI_Comm_get_info",
+    "PMPI_Comm_get_name",
+    "PMPI_Comm_get_parent",
+    "PMPI_Comm_group",
+    "PMPI_Comm_idup",
+    "PMPI_Comm_idup_with_info",
+    "PMPI_Comm_iflush_buffer",
+    "PMPI_Comm_join",
+    "PMPI_Comm_rank",
+    "PMPI_Comm_remote_group",
+    "PMPI_Comm_remote_size",
+    "PMPI_Comm_set_attr",
+    "PMPI_Comm_set_errhandler",
+    "PMPI_Comm_set_info",
+    "PMPI_Comm_set_name",
+    "PMPI_Comm_size",
+    "PMPI_Comm_spawn",
+    "PMPI_Comm_spawn_multiple",
+    "PMPI_Comm_split",
+    "PMPI_Comm_split_type",
+    "PMPI_Comm_test_inter",
+    "PMPI_Compare_and_swap",
+    "PMPI_Dims_create",
+    "PMPI_Dist_graph_create",
+    "PMPI_Dist_graph_create_adjacent",
+    "PMPI_Dist_graph_neighbors",
+    "PMPI_Dist_graph_neighbors_count",
+    "PMPI_Errhandler_free",
+    "PMPI_Error_class",
+    "PMPI_Error_string",
+    "PMPI_Exscan",
+    "PMPI_Exscan_c",
+    "PMPI_Exscan_init",
+    "PMPI_Exscan_init_c",
+    "PMPI_Fetch_and_op",
+    "PMPI_File_call_errhandler",
+    "PMPI_File_close",
+    "PMPI_File_create_errhandler",
+    "PMPI_File_delete",
+    "PMPI_File_get_amode",
+    "PMPI_File_get_atomicity",
+    "PMPI_File_get_byte_offset",
+    "PMPI_File_get_errhandler",
+    "PMPI_File_get_group",
+    "PMPI_File_get_info",
+    "PMPI_File_get_position",
+    "PMPI_File_get_position_shared",
+    "PMPI_File_get_size",
+    "PMPI_File_get_type_extent",
+    "PMPI_File_get_type_extent_c",
+    "PMPI_File_get_view",
+    "PMPI_File_iread",
+    "PMPI_File_iread_c",
+    "PMPI_File_iread_all",
+    "PMPI_File_iread_all_c",
+    "PMPI_File_iread_at",
+    "PMPI_File_iread_at_c",
+    "PMPI_File_iread_at_all",
+    "PMPI_File_iread_at_all_c",
+    "PMPI_File_iread_shared",
+    "PMPI_File_iread_shared_c",
+    "PMPI_File_iwrite",
+    "PMPI_File_iwrite_c",
+    "PMPI_File_iwrite_all",
+    "PMPI_File_iwrite_all_c",
+    "PMPI_File_iwrite_at",
+    "PMPI_File_iwrite_at_c",
+    "PMPI_File_iwrite_at_all",
+    "PMPI_File_iwrite_at_all_c",
+    "PMPI_File_iwrite_shared",
+    "PMPI_File_iwrite_shared_c",
+    "PMPI_File_open",
+    "PMPI_File_preallocate",
+    "PMPI_File_read",
+    "PMPI_File_read_c",
+    "PMPI_File_read_all",
+    "PMPI_File_read_all_c",
+    "PMPI_File_read_all_begin",
+    "PMPI_File_read_all_begin_c",
+    "PMPI_File_read_all_end",
+    "PMPI_File_read_at",
+    "PMPI_File_read_at_c",
+    "PMPI_File_read_at_all",
+    "PMPI_File_read_at_all_c",
+    "PMPI_File_read_at_all_begin",
+    "PMPI_File_read_at_all_begin_c",
+    "PMPI_File_read_at_all_end",
+    "PMPI_File_read_ordered",
+    "PMPI_File_read_ordered_c",
+    "PMPI_File_read_ordered_begin",
+    "PMPI_File_read_ordered_begin_c",
+    "PMPI_File_read_ordered_end",
+    "PMPI_File_read_shared",
+    "PMPI_File_read_shared_c",
+    "PMPI_File_seek",
+    "PMPI_File_seek_shared",
+    "PMPI_File_set_atomicity",
+    "PMPI_File_set_errhandler",
+    "PMPI_File_set_info",
+    "PMPI_File_set_size",
+    "PMPI_File_set_view",
+    "PMPI_File_sync",
+    "PMPI_File_write",
+    "PMPI_File_write_c",
+    "PMPI_File_write_all",
+    "PMPI_File_write_all_c",
+    "PMPI_File_write_all_begin",
+    "PMPI_File_write_all_begin_c",
+    "PMPI_File_write_all_end",
+    "PMPI_File_write_at",
+    "PMPI_File_write_at_c",
+    "PMPI_File_write_at_all",
+    "PMPI_File_write_at_all_c",
+    "PMPI_File_write_at_all_begin",
+    "PMPI_File_write_at_all_begin_c",
+    "PMPI_File_write_at_all_end",
+    "PMPI_File_write_ordered",
+    "PMPI_File_write_ordered_c",
+    "PMPI_File_write_ordered_begin",
+    "PMPI_File_write_ordered_begin_c",
+    "PMPI_File_write_ordered_end",
+    "PMPI_File_write_shared",
+    "PMPI_File_write_shared_c",
+    "PMPI_Finalize",
+    "PMPI_Finalized",
+    "PMPI_Free_mem",
+    "PMPI_Gather",
+    "PMPI_Gather_c",
+    "PMPI_Gather_init",
+    "PMPI_Gather_init_c",
+    "PMPI_Gatherv",
+    "PMPI_Gatherv_c",
+    "PMPI_Gatherv_init",
+    "PMPI_Gatherv_init_c",
+    "PMPI_Get",
+    "PMPI_Get_c",
+    "PMPI_Get_accumulate",
+    "PMPI_Get_accumulate_c",
+    "PMPI_Get_address",
+    "PMPI_Get_count",
+    "PMPI_Get_count_c",
+    "PMPI_Get_elements",
+    "PMPI_Get_elements_c",
+    "PMPI_Get_elements_x",
+    "PMPI_Get_hw_resource_info",
+    "PMPI_Get_library_version",
+    "PMPI_Get_processor_name",
+    "PMPI_Get_version",
+    "PMPI_Graph_create",
+    "PMPI_Graph_get",
+    "PMPI_Graph_map",
+    "PMPI_Graph_neighbors",
+    "PMPI_Graph_neighbors_count",
+    "PMPI_Graphdims_get",
+    "PMPI_Grequest_complete",
+    "PMPI_Grequest_start",
+    "PMPI_Group_compare",
+    "PMPI_Group_difference",
+    "PMPI_Group_excl",
+    "PMPI_Group_free",
+    "PMPI_Group_from_session_pset",
+    "PMPI_Group_incl",
+    "PMPI_Group_intersection",
+    "PMPI_Group_range_excl",
+    "PMPI_Group_range_incl",
+    "PMPI_Group_rank",
+    "PMPI_Group_size",
+    "PMPI_Group_translate_ranks",
+    "PMPI_Group_union",
+    "PMPI_Iallgather",
+    "PMPI_Iallgather_c",
+    "PMPI_Iallgatherv",
+    "PMPI_Iallgatherv_c",
+    "PMPI_Iallreduce",
+    "PMPI_Iallreduce_c",
+    "PMPI_Ialltoall",
+    "PMPI_Ialltoall_c",
+    "PMPI_Ialltoallv",
+    "PMPI_Ialltoallv_c",
+    "PMPI_Ialltoallw",
+    "PMPI_Ialltoallw_c",
+    "PMPI_Ibarrier",
+    "PMPI_Ibcast",
+    "PMPI_Ibcast_c",
+    "PMPI_Ibsend",
+    "PMPI_Ibsend_c",
+    "PMPI_Iexscan",
+    "PMPI_Iexscan_c",
+    "PMPI_Igather",
+    "PMPI_Igather_c",
+    "PMPI_Igatherv",
+    "PMPI_Igatherv_c",
+    "PMPI_Improbe",
+    "PMPI_Imrecv",
+    "PMPI_Imrecv_c",
+    "PMPI_Ineighbor_allgather",
+    "PMPI_Ineighbor_allgather_c",
+    "PMPI_Ineighbor_allgatherv",
+    "PMPI_Ineighbor_allgatherv_c",
+    "PMPI_Ineighbor_alltoall",
+    "PMPI_Ineighbor_alltoall_c",
+    "PMPI_Ineighbor_alltoallv",
+    "PMPI_Ineighbor_alltoallv_c",
+    "PMPI_Ineighbor_alltoallw",
+    "PMPI_Ineighbor_alltoallw_c",
+    "PMPI_Info_create",
+    "PMPI_Info_create_env",
+    "PMPI_Info_delete",
+    "PMPI_Info_dup",
+    "PMPI_Info_free",
+    "PMPI_Info_get",
+    "PMPI_Info_get_nkeys",
+    "PMPI_Info_get_nthkey",
+    "PMPI_Info_get_string",
+    "PMPI_Info_get_valuelen",
+    "PMPI_Info_set",
+    "PMPI_Init",
+    "PMPI_Init_thread",
+    "PMPI_Initialized",
+    "PMPI_Intercomm_create",
+    "PMPI_Intercomm_create_from_groups",
+    "PMPI_Intercomm_merge",
+    "PMPI_Iprobe",
+    "PMPI_Irecv",
+    "PMPI_Irecv_c",
+    "PMPI_Ireduce",
+    "PMPI_Ireduce_c",
+    "PMPI_Ireduce_scatter",
+    "PMPI_Ireduce_scatter_c",
+    "PMPI_Ireduce_scatter_block",
+    "PMPI_Ireduce_scatter_block_c",
+    "PMPI_Irsend",
+    "PMPI_Irsend_c",
+    "PMPI_Is_thread_main",
+    "PMPI_Iscan",
+    "PMPI_Iscan_c",
+    "PMPI_Iscatter",
+    "PMPI_Iscatter_c",
+    "PMPI_Iscatterv",
+    "PMPI_Iscatterv_c",
+    "PMPI_Isend",
+    "PMPI_Isend_c",
+    "PMPI_Isendrecv",
+    "PMPI_Isendrecv_c",
+    "PMPI_Isendrecv_replace",
+    "PMPI_Isendrecv_replace_c",
+    "PMPI_Issend",
+    "PMPI_Issend_c",
+    "PMPI_Keyval_create",
+    "PMPI_Keyval_free",
+    "PMPI_Lookup_name",
+    "PMPI_Mprobe",
+    "PMPI_Mrecv",
+    "PMPI_Mrecv_c",
+    "PMPI_Neighbor_allgather",
+    "PMPI_Neighbor_allgather_c",
+    "PMPI_Neighbor_allgather_init",
+    "PMPI_Neighbor_allgather_init_c",
+    "PMPI_Neighbor_allgatherv",
+    "PMPI_Neighbor_allgatherv_c",
+    "PMPI_Neighbor_allgatherv_init",
+    "PMPI_Neighbor_allgatherv_init_c",
+    "PMPI_Neighbor_alltoall",
+    "PMPI_Neighbor_alltoall_c",
+    "PMPI_Neighbor_alltoall_init",
+    "PMPI_Neighbor_alltoall_init_c",
+    "PMPI_Neighbor_alltoallv",
+    "PMPI_Neighbor_alltoallv_c",
+    "PMPI_Neighbor_alltoallv_init",
+    "PMPI_Neighbor_alltoallv_init_c",
+    "PMPI_Neighbor_alltoallw",
+    "PMPI_Neighbor_alltoallw_c",
+    "PMPI_Neighbor_alltoallw_init",
+    "PMPI_Neighbor_alltoallw_init_c",
+    "PMPI_Op_commutative",
+    "PMPI_Op_create",
+    "PMPI_Op_create_c",
+    "PMPI_Op_free",
+    "PMPI_Open_port",
+    "PMPI_Pack",
+    "PMPI_Pack_c",
+    "PMPI_Pack_external",
+    "PMPI_Pack_external_c",
+    "PMPI_Pack_external_size",
+    "PMPI_Pack_external_size_c",
+    "PMPI_Pack_size",
+    "PMPI_Pack_size_c",
+    "PMPI_Parrived",
+    "PMPI_Pcontrol",
+    "PMPI_Pready",
+    "PMPI_Pready_list",
+    "PMPI_Pready_range",
+    "PMPI_Precv_init",
+    "PMPI_Precv_init_c",
+    "PMPI_Probe",
+    "PMPI_Psend_init",
+    "PMPI_Psend_init_c",
+    "PMPI_Publish_name",
+    "PMPI_Put",
+    "PMPI_Put_c",
+    "PMPI_Query_thread",
+    "PMPI_Raccumulate",
+    "PMPI_Raccumulate_c",
+    "PMPI_Recv",
+    "PMPI_Recv_c",
+    "PMPI_Recv_init",
+    "PMPI_Recv_init_c",
+    "PMPI_Reduce",
+    "PMPI_Reduce_c",
+    "PMPI_Reduce_init",
+    "PMPI_Reduce_init_c",
+    "PMPI_Reduce_local",
+    "PMPI_Reduce_local_c",
+    "PMPI_Reduce_scatter",
+    "PMPI_Reduce_scatter_c",
+    "PMPI_Reduce_scatter_block",
+    "PMPI_Reduce_scatter_block_c",
+    "PMPI_Reduce_scatter_block_init",
+    "PMPI_Reduce_scatter_block_init_c",
+    "PMPI_Reduce_scatter_init",
+    "PMPI_Reduce_scatter_init_c",
+    "PMPI_Register_datarep",
+    "PMPI_Register_datarep_c",
+    "PMPI_Remove_error_class",
+    "PMPI_Remove_error_code",
+    "PMPI_Remove_error_string",
+    "PMPI_Request_free",
+    "PMPI_Request_get_status",
+    "PMPI_Request_get_status_all",
+    "PMPI_Request_get_status_any",
+    "PMPI_Request_get_status_some",
+    "PMPI_Rget",
+    "PMPI_Rget_c",
+    "PMPI_Rget_accumulate",
+    "PMPI_Rget_accumulate_c",
+    "PMPI_Rput",
+    "PMPI_Rput_c",
+    "PMPI_Rsend",
+    "PMPI_Rsend_c",
+    "PMPI_Rsend_init",
+    "PMPI_Rsend_init_c",
+    "PMPI_Scan",
+    "PMPI_Scan_c",
+    "PMPI_Scan_init",
+    "PMPI_Scan_init_c",
+    "PMPI_Scatter",
+    "PMPI_Scatter_c",
+    "PMPI_Scatter_init",
+    "PMPI_Scatter_init_c",
+    "PMPI_Scatterv",
+    "PMPI_Scatterv_c",
+    "PMPI_Scatterv_init",
+    "PMPI_Scatterv_init_c",
+    "PMPI_Send",
+    "PMPI_Send_c",
+    "PMPI_Send_init",
+    "PMPI_Send_init_c",
+    "PMPI_Sendrecv",
+    "PMPI_Sendrecv_c",
+    "PMPI_Sendrecv_replace",
+    "PMPI_Sendrecv_replace_c",
+    "PMPI_Session_attach_buffer",
+    "PMPI_Session_attach_buffer_c",
+    "PMPI_Session_call_errhandler",
+    "PMPI_Session_create_errhandler",
+    "PMPI_Session_detach_buffer",
+    "PMPI_Session_detach_buffer_c",
+    "PMPI_Session_finalize",
+    "PMPI_Session_flush_buffer",
+    "PMPI_Session_get_errhandler",
+    "PMPI_Session_get_info",
+    "PMPI_Session_get_nth_pset",
+    "PMPI_Session_get_num_psets",
+    "PMPI_Session_get_pset_info",
+    "PMPI_Session_iflush_buffer",
+    "PMPI_Session_init",
+    "PMPI_Session_set_errhandler",
+    "PMPI_Ssend",
+    "PMPI_Ssend_c",
+    "PMPI_Ssend_init",
+    "PMPI_Ssend_init_c",
+    "PMPI_Start",
+    "PMPI_Startall",
+    "PMPI_Status_get_error",
+    "PMPI_Status_get_source",
+    "PMPI_Status_get_tag",
+    "PMPI_Status_set_cancelled",
+    "PMPI_Status_set_elements",
+    "PMPI_Status_set_elements_c",
+    "PMPI_Status_set_elements_x",
+    "PMPI_Status_set_error",
+    "PMPI_Status_set_source",
+    "PMPI_Status_set_tag",
+    "PMPI_Test",
+    "PMPI_Test_cancelled",
+    "PMPI_Testall",
+    "PMPI_Testany",
+    "PMPI_Testsome",
+    "PMPI_Topo_test",
+    "PMPI_Type_commit",
+    "PMPI_Type_contiguous",
+    "PMPI_Type_contiguous_c",
+    "PMPI_Type_create_darray",
+    "PMPI_Type_create_darray_c",
+    "PMPI_Type_create_f90_complex",
+    "PMPI_Type_create_f90_integer",
+    "PMPI_Type_create_f90_real",
+    "PMPI_Type_create_hindexed",
+    "PMPI_Type_create_hindexed_c",
+    "PMPI_Type_create_hindexed_block",
+    "PMPI_Type_create_hindexed_block_c",
+    "PMPI_Type_create_hvector",
+    "PMPI_Type_create_hvector_c",
+    "PMPI_Type_create_indexed_block",
+    "PMPI_Type_create_indexed_block_c",
+    "PMPI_Type_create_keyval",
+    "PMPI_Type_create_resized",
+    "PMPI_Type_create_resized_c",
+    "PMPI_Type_create_struct",
+    "PMPI_Type_create_struct_c",
+    "PMPI_Type_create_subarray",
+    "PMPI_Type_create_subarray_c",
+    "PMPI_Type_delete_attr",
+    "PMPI_Type_dup",
+    "PMPI_Type_free",
+    "PMPI_Type_free_keyval",
+    "PMPI_Type_get_attr",
+    "PMPI_Type_get_contents",
+    "PMPI_Type_get_contents_c",
+    "PMPI_Type_get_envelope",
+    "PMPI_Type_get_envelope_c",
+    "PMPI_Type_get_extent",
+    "PMPI_Type_get_extent_c",
+    "PMPI_Type_get_extent_x",
+    "PMPI_Type_get_name",
+    "PMPI_Type_get_true_extent",
+    "PMPI_Type_get_true_extent_c",
+    "PMPI_Type_get_true_extent_x",
+    "PMPI_Type_get_value_index",
+    "PMPI_Type_indexed",
+    "PMPI_Type_indexed_c",
+    "PMPI_Type_match_size",
+    "PMPI_Type_set_attr",
+    "PMPI_Type_set_name",
+    "PMPI_Type_size",
+    "PMPI_Type_size_c",
+    "PMPI_Type_size_x",
+    "PMPI_Type_vector",
+    "PMPI_Type_vector_c",
+    "PMPI_Unpack",
+    "PMPI_Unpack_c",
+    "PMPI_Unpack_external",
+    "PMPI_Unpack_external_c",
+    "PMPI_Unpublish_name",
+    "PMPI_Wait",
+    "PMPI_Waitall",
+    "PMPI_Waitany",
+    "PMPI_Waitsome",
+    "PMPI_Win_allocate",
+    "PMPI_Win_allocate_c",
+    "PMPI_Win_allocate_shared",
+    "PMPI_Win_allocate_shared_c",
+    "PMPI_Win_attach",
+    "PMPI_Win_call_errhandler",
+    "PMPI_Win_complete",
+    "PMPI_Win_create",
+    "PMPI_Win_create_c",
+    "PMPI_Win_create_dynamic",
+    "PMPI_Win_create_errhandler",
+    "PMPI_Win_create_keyval",
+    "PMPI_Win_delete_attr",
+    "PMPI_Win_detach",
+    "PMPI_Win_fence",
+    "PMPI_Win_flush",
+    "PMPI_Win_flush_all",
+    "PMPI_Win_flush_local",
+    "PMPI_Win_flush_local_all",
+    "PMPI_Win_free",
+    "PMPI_Win_free_keyval",
+    "PMPI_Win_get_attr",
+    "PMPI_Win_get_errhandler",
+    "PMPI_Win_get_group",
+    "PMPI_Win_get_info",
+    "PMPI_Win_get_name",
+    "PMPI_Win_lock",
+    "PMPI_Win_lock_all",
+    "PMPI_Win_post",
+    "PMPI_Win_set_attr",
+    "PMPI_Win_set_errhandler",
+    "PMPI_Win_set_info",
+    "PMPI_Win_set_name",
+    "PMPI_Win_shared_query",
+    "PMPI_Win_shared_query_c",
+    "PMPI_Win_start",
+    "PMPI_Win_sync",
+    "PMPI_Win_test",
+    "PMPI_Win_unlock",
+    "PMPI_Win_unlock_all",
+    "PMPI_Win_wait",
+    "PMPI_Aint_add",
+    "PMPI_Aint_diff",
+    "PMPI_Wtick",
+    "PMPI_Wtime",
+    "PMPI_Comm_fromint",
+    "PMPI_Comm_toint",
+    "PMPI_Errhandler_fromint",
+    "PMPI_Errhandler_toint",
+    "PMPI_File_fromint",
+    "PMPI_File_toint",
+    "PMPI_Group_fromint",
+    "PMPI_Group_toint",
+    "PMPI_Info_fromint",
+    "PMPI_Info_toint",
+    "PMPI_Message_fromint",
+    "PMPI_Message_toint",
+    "PMPI_Op_fromint",
+    "PMPI_Op_toint",
+    "PMPI_Request_fromint",
+    "PMPI_Request_toint",
+    "PMPI_Session_fromint",
+    "PMPI_Session_toint",
+    "PMPI_Type_fromint",
+    "PMPI_Type_toint",
+    "PMPI_Win_fromint",
+    "PMPI_Win_toint",
+    "PMPI_T_category_changed",
+    "PMPI_T_category_get_categories",
+    "PMPI_T_category_get_cvars",
+    "PMPI_T_category_get_events",
+    "PMPI_T_category_get_index",
+    "PMPI_T_category_get_info",
+    "PMPI_T_category_get_num",
+    "PMPI_T_category_get_num_events",
+    "PMPI_T_category_get_pvars",
+    "PMPI_T_cvar_get_index",
+    "PMPI_T_cvar_get_info",
+    "PMPI_T_cvar_get_num",
+    "PMPI_T_cvar_handle_alloc",
+    "PMPI_T_cvar_handle_free",
+    "PMPI_T_cvar_read",
+    "PMPI_T_cvar_write",
+    "PMPI_T_enum_get_info",
+    "PMPI_T_enum_get_item",
+    "PMPI_T_event_callback_get_info",
+    "PMPI_T_event_callback_set_info",
+    "PMPI_T_event_copy",
+    "PMPI_T_event_get_index",
+    "PMPI_T_event_get_info",
+    "PMPI_T_event_get_num",
+    "PMPI_T_event_get_source",
+    "PMPI_T_event_get_timestamp",
+    "PMPI_T_event_handle_alloc",
+    "PMPI_T_event_handle_free",
+    "PMPI_T_event_handle_get_info",
+    "PMPI_T_event_handle_set_info",
+    "PMPI_T_event_read",
+    "PMPI_T_event_register_callback",
+    "PMPI_T_event_set_dropped_handler",
+    "PMPI_T_finalize",
+    "PMPI_T_init_thread",
+    "PMPI_T_pvar_get_index",
+    "PMPI_T_pvar_get_info",
+    "PMPI_T_pvar_get_num",
+    "PMPI_T_pvar_handle_alloc",
+    "PMPI_T_pvar_handle_free",
+    "PMPI_T_pvar_read",
+    "PMPI_T_pvar_readreset",
+    "PMPI_T_pvar_reset",
+    "PMPI_T_pvar_session_create",
+    "PMPI_T_pvar_session_free",
+    "PMPI_T_pvar_start",
+    "PMPI_T_pvar_stop",
+    "PMPI_T_pvar_write",
+    "PMPI_T_source_get_info",
+    "PMPI_T_source_get_num",
+    "PMPI_T_source_get_timestamp",
 };

@@ -1,8 +1,10 @@
 /* The isolation test: exercise paths where MPI libraries call MPI_* by name internally
  * (MPI-IO: ROMIO dups communicators, builds datatypes, reduces, ...), with
- * isolation_probe.so preloaded, and require that no such call escaped into the global
- * scope.  Without RTLD_DEEPBIND (or an equivalent) MPICH's ROMIO calls end up in anympi's
- * exports -- or here. */
+ * isolation_probe.so preloaded, and require that the results are right and that the probe
+ * saw exactly the program's own calls.  Such internal calls reach anympi's exports (the
+ * backend is loaded without RTLD_DEEPBIND); unless anympi routes them straight back to the
+ * native MPI (the native scope, abi/runtime/backend/backend.hpp), they are converted as if
+ * they came from the program and the file view, the data or the process break. */
 #define _GNU_SOURCE
 #include <mpi.h>
 #include <dlfcn.h>
@@ -11,10 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* With --plugins: Open MPI's ROMIO component is a plugin Open MPI dlopens itself, beyond
- * RTLD_DEEPBIND's reach, and it calls MPI_* by name into the global scope.  Then the probe is
- * not used (those calls do reach the global scope); instead the results must be right,
- * which they are only if anympi routes such calls straight to the native MPI. */
+/* With --plugins: Open MPI's ROMIO component is a plugin Open MPI dlopens itself, and it calls
+ * MPI_* (not PMPI_*) by name, which the probe would catch first; then the probe is not used
+ * and the results must be right. */
 int main(int argc, char **argv)
 {
     int plugins = argc > 1 && strcmp(argv[1], "--plugins") == 0;

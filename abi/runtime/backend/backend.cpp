@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
+#include <unordered_map>
+#include <vector>
 
 namespace anympi::backend {
 
@@ -126,6 +128,31 @@ void status_in(const abi_Status *a, MPI_Status &n)
     n.MPI_TAG = a->MPI_TAG >= 0 ? a->MPI_TAG : tag_in(a->MPI_TAG);
     n.MPI_ERROR = err_in(a->MPI_ERROR);
     load_hidden(a->MPI_internal, n);
+}
+
+// ---------------------------------------------------------------- what is held for requests
+std::atomic<long> held_requests{0};
+namespace {
+std::mutex held_mutex;
+std::unordered_map<uintptr_t, std::vector<std::unique_ptr<MPI_Datatype[]>>> held;  // guarded
+}  // namespace
+
+void hold(MPI_Request r, std::unique_ptr<MPI_Datatype[]> block)
+{
+    std::lock_guard<std::mutex> g(held_mutex);
+    held[bits(r)].push_back(std::move(block));
+    held_requests.store(long(held.size()), std::memory_order_relaxed);
+}
+
+void release_held(uintptr_t r)
+{
+    std::vector<std::unique_ptr<MPI_Datatype[]>> gone;  // freed outside the lock
+    std::lock_guard<std::mutex> g(held_mutex);
+    auto it = held.find(r);
+    if (it == held.end()) return;
+    gone = std::move(it->second);
+    held.erase(it);
+    held_requests.store(long(held.size()), std::memory_order_relaxed);
 }
 
 // ---------------------------------------------------------------- raising errors

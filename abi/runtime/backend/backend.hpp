@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -152,19 +153,40 @@ template <class A> inline A to_abi(native_t<A> n)
 
 template <class A> inline native_t<A> c_hin(A a) { return to_native(a); }
 
+// Resources anympi keeps for a native request while the MPI may still use them (the staged
+// datatype arrays of the nonblocking and persistent alltoallw forms, manual.cpp), released
+// when a completion call hands the request back null.  While none is kept, a completion
+// pays one relaxed load for it.
+extern std::atomic<long> held_requests;
+void release_held(uintptr_t native_request);
+template <class A> inline void request_seen(uintptr_t before, uintptr_t after)
+{
+    if constexpr (std::is_same_v<A, abi_Request>)
+        if (before != after && held_requests.load(std::memory_order_relaxed) != 0) release_held(before);
+}
+// Keeps `block` (delete[]'d on release) for the native request r.
+void hold(MPI_Request r, std::unique_ptr<MPI_Datatype[]> block);
+
 template <class A> struct hout_proxy {
     A *p;
-    native_t<A> n;
+    native_t<A> n, before;
     operator native_t<A> *() { return p ? &n : nullptr; }
-    ~hout_proxy() { if (p) *p = to_abi<A>(n); }
+    ~hout_proxy()
+    {
+        if (!p) return;
+        request_seen<A>(bits(before), bits(n));
+        *p = to_abi<A>(n);
+    }
 };
 template <class A> inline hout_proxy<A> c_hout(A *p)
 {
-    return {p, to_native(reinterpret_cast<A>(traits<A>::null_abi))};
+    auto null = to_native(reinterpret_cast<A>(traits<A>::null_abi));
+    return {p, null, null};
 }
 template <class A> inline hout_proxy<A> c_hio(A *p)
 {
-    return {p, p ? to_native(*p) : to_native(reinterpret_cast<A>(traits<A>::null_abi))};
+    auto v = p ? to_native(*p) : to_native(reinterpret_cast<A>(traits<A>::null_abi));
+    return {p, v, v};
 }
 
 // For an output the native MPI may write after the call returns (MPI_Comm_idup's newcomm):
@@ -189,14 +211,21 @@ template <class T> struct stage {
 template <class A> struct harr_proxy {
     A *p;
     long n;
-    bool back;
+    bool in, back;
     stage<native_t<A>> s;
-    harr_proxy(const A *a, long n_, bool in, bool out) : p(const_cast<A *>(a)), n(n_ < 0 ? 0 : n_), back(out), s(n)
+    harr_proxy(const A *a, long n_, bool in_, bool out) : p(const_cast<A *>(a)), n(n_ < 0 ? 0 : n_), in(in_), back(out), s(n)
     {
         if (in && p) for (long i = 0; i < n; ++i) s.ptr[i] = to_native(p[i]);
     }
     operator native_t<A> *() { return p ? s.ptr : nullptr; }
-    ~harr_proxy() { if (back && p) for (long i = 0; i < n; ++i) p[i] = to_abi<A>(s.ptr[i]); }
+    ~harr_proxy()
+    {
+        if (!back || !p) return;
+        if constexpr (std::is_same_v<A, abi_Request>)
+            if (in && held_requests.load(std::memory_order_relaxed) != 0)
+                for (long i = 0; i < n; ++i) request_seen<A>(bits(to_native(p[i])), bits(s.ptr[i]));
+        for (long i = 0; i < n; ++i) p[i] = to_abi<A>(s.ptr[i]);
+    }
 };
 template <class A> inline harr_proxy<A> c_harr_in(const A *a, long n) { return {a, n, true, false}; }
 template <class A> inline harr_proxy<A> c_harr_out(A *a, long n) { return {a, n, false, true}; }

@@ -1,244 +1,267 @@
-// The callback mechanism (see callbacks.hpp): records, lookups and trampolines.
+// The callback mechanism (see callbacks.hpp): closures, records and the native functions
+// that call the user's.
 #include "callbacks.hpp"
 
-#include <array>
-#include <cstdarg>
+#include <ffi.h>
+
+#include <atomic>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 #include <utility>
 
 namespace anympi::backend {
 
-// ---------------------------------------------------------------- user reduction ops
+// ---------------------------------------------------------------- closures
 namespace {
-struct op_slot {
-    abi_User_function *fn = nullptr;
-    abi_User_function_c *fn_c = nullptr;
-    uintptr_t native = 0;
-    bool used = false;
+// A native callback signature: every argument is a pointer, nothing is returned.
+struct signature {
+    void (*handler)(ffi_cif *, void *, void **, void *);
+    unsigned nargs;
+    ffi_cif cif{};
+    ffi_type *args[4] = {&ffi_type_pointer, &ffi_type_pointer, &ffi_type_pointer, &ffi_type_pointer};
+    bool ready = false;
 };
-op_slot slots[op_slots];
-std::mutex op_mutex;
 
-template <int I> void op_trampoline(void *in, void *inout, int *len, MPI_Datatype *dt)
+struct closure_key {
+    const signature *sig;
+    void *fn;
+    bool operator==(const closure_key &o) const { return sig == o.sig && fn == o.fn; }
+};
+struct closure_hash {
+    size_t operator()(const closure_key &k) const
+    {
+        return std::hash<const void *>()(k.sig) ^ (std::hash<void *>()(k.fn) * 0x9E3779B97F4A7C15ull);
+    }
+};
+std::mutex closure_mutex;
+std::unordered_map<closure_key, void *, closure_hash> closures;  // -> the native function
+
+// The native function for `fn` with signature `sig`: made once, kept for the process's life.
+void *closure_for(signature &sig, void *fn)
 {
-    abi_Datatype a = to_abi<abi_Datatype>(*dt);
+    std::lock_guard<std::mutex> g(closure_mutex);
+    if (!sig.ready) {
+        if (ffi_prep_cif(&sig.cif, FFI_DEFAULT_ABI, sig.nargs, &ffi_type_void, sig.args) != FFI_OK) return nullptr;
+        sig.ready = true;
+    }
+    auto it = closures.find({&sig, fn});
+    if (it != closures.end()) return it->second;
+    void *code = nullptr;
+    auto *c = static_cast<ffi_closure *>(ffi_closure_alloc(sizeof(ffi_closure), &code));
+    if (!c) return nullptr;
+    if (ffi_prep_closure_loc(c, &sig.cif, sig.handler, fn, code) != FFI_OK) {
+        ffi_closure_free(c);
+        return nullptr;
+    }
+    closures.emplace(closure_key{&sig, fn}, code);
+    return code;
+}
+
+template <class T> T arg(void **a, int i) { return *static_cast<T *>(a[i]); }
+
+// ---- reduction ops: (in, inout, len, datatype)
+void op_call(ffi_cif *, void *, void **a, void *fn)
+{
+    abi_Datatype t = to_abi<abi_Datatype>(*arg<MPI_Datatype *>(a, 3));
     abi_scope s_;
-    slots[I].fn(in, inout, len, &a);
+    reinterpret_cast<abi_User_function *>(fn)(arg<void *>(a, 0), arg<void *>(a, 1), arg<int *>(a, 2), &t);
 }
 #if ANYMPI_HAVE_MPI_Op_create_c
-template <int I> void op_trampoline_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+void op_call_c(ffi_cif *, void *, void **a, void *fn)
 {
-    abi_Datatype a = to_abi<abi_Datatype>(*dt);
-    abi_Count n = *len;
+    abi_Datatype t = to_abi<abi_Datatype>(*arg<MPI_Datatype *>(a, 3));
+    abi_Count n = *arg<MPI_Count *>(a, 2);
     abi_scope s_;
-    slots[I].fn_c(in, inout, &n, &a);
+    reinterpret_cast<abi_User_function_c *>(fn)(arg<void *>(a, 0), arg<void *>(a, 1), &n, &t);
+}
+#else
+// The MPI has no large-count ops: a large-count user function behind an int one.
+void op_call_c(ffi_cif *, void *, void **a, void *fn)
+{
+    abi_Datatype t = to_abi<abi_Datatype>(*arg<MPI_Datatype *>(a, 3));
+    abi_Count n = *arg<int *>(a, 2);
+    abi_scope s_;
+    reinterpret_cast<abi_User_function_c *>(fn)(arg<void *>(a, 0), arg<void *>(a, 1), &n, &t);
 }
 #endif
-template <int... I> constexpr auto make_pool(std::integer_sequence<int, I...>)
+signature op_sig{&op_call, 4};
+signature op_sig_c{&op_call_c, 4};
+
+// ---- error handlers: (object *, code *, ...); the varargs are implementation-specific
+template <class A, class Fn> void errh_call(ffi_cif *, void *, void **a, void *fn)
 {
-    return std::array<MPI_User_function *, sizeof...(I)>{&op_trampoline<I>...};
+    A h = to_abi<A>(*arg<native_t<A> *>(a, 0));
+    int e = err_out(*arg<int *>(a, 1));
+    abi_scope s_;
+    reinterpret_cast<Fn *>(fn)(&h, &e);
 }
-const auto pool = make_pool(std::make_integer_sequence<int, op_slots>{});
-#if ANYMPI_HAVE_MPI_Op_create_c
-template <int... I> constexpr auto make_pool_c(std::integer_sequence<int, I...>)
-{
-    return std::array<MPI_User_function_c *, sizeof...(I)>{&op_trampoline_c<I>...};
-}
-const auto pool_c = make_pool_c(std::make_integer_sequence<int, op_slots>{});
+signature comm_errh_sig{&errh_call<abi_Comm, abi_Comm_errhandler_function>, 2};
+signature win_errh_sig{&errh_call<abi_Win, abi_Win_errhandler_function>, 2};
+signature file_errh_sig{&errh_call<abi_File, abi_File_errhandler_function>, 2};
+#if ANYMPI_NATIVE_HAS_SESSIONS
+signature session_errh_sig{&errh_call<abi_Session, abi_Session_errhandler_function>, 2};
 #endif
 
-int claim_slot()
-{
-    for (int i = 0; i < op_slots; ++i)
-        if (!slots[i].used) { slots[i].used = true; return i; }
-    return -1;
-}
+// Why a closure could not be made, in the caller's error: the MPI's class for no memory.
+constexpr int no_closure = -1;
 }  // namespace
 
 int op_create(abi_User_function *fn, int commute, MPI_Op *out)
 {
-    std::lock_guard<std::mutex> g(op_mutex);
-    int i = claim_slot();
-    if (i < 0) return -1;
-    slots[i].fn = fn;
-    int rc = MPI_Op_create(pool[i], commute, out);
-    if (rc != MPI_SUCCESS) { slots[i].used = false; return rc; }
-    slots[i].native = bits(*out);
-    return rc;
+    void *code = closure_for(op_sig, reinterpret_cast<void *>(fn));
+    if (!code) return no_closure;
+    return MPI_Op_create(reinterpret_cast<MPI_User_function *>(code), commute, out);
 }
-#if ANYMPI_HAVE_MPI_Op_create_c
 int op_create_c(abi_User_function_c *fn, int commute, MPI_Op *out)
 {
-    std::lock_guard<std::mutex> g(op_mutex);
-    int i = claim_slot();
-    if (i < 0) return -1;
-    slots[i].fn_c = fn;
-    int rc = MPI_Op_create_c(pool_c[i], commute, out);
-    if (rc != MPI_SUCCESS) { slots[i].used = false; return rc; }
-    slots[i].native = bits(*out);
-    return rc;
-}
+    void *code = closure_for(op_sig_c, reinterpret_cast<void *>(fn));
+    if (!code) return no_closure;
+#if ANYMPI_HAVE_MPI_Op_create_c
+    return MPI_Op_create_c(reinterpret_cast<MPI_User_function_c *>(code), commute, out);
+#else
+    return MPI_Op_create(reinterpret_cast<MPI_User_function *>(code), commute, out);
 #endif
-void op_release(MPI_Op native)
-{
-    std::lock_guard<std::mutex> g(op_mutex);
-    for (auto &s : slots)
-        if (s.used && s.native == bits(native)) { s = op_slot{}; return; }
 }
-
-// ---------------------------------------------------------------- error handlers
-namespace {
-std::mutex errh_mutex;
-std::unordered_map<uintptr_t, void *> errh_fn; // native errhandler -> user function
-
-void *errh_lookup(MPI_Errhandler eh)
-{
-    std::lock_guard<std::mutex> g(errh_mutex);
-    auto it = errh_fn.find(bits(eh));
-    return it == errh_fn.end() ? nullptr : it->second;
-}
-
-void comm_trampoline(MPI_Comm *c, int *code, ...)
-{
-    MPI_Errhandler eh;
-    MPI_Comm_get_errhandler(*c, &eh);
-    auto fn = reinterpret_cast<abi_Comm_errhandler_function *>(errh_lookup(eh));
-    MPI_Errhandler_free(&eh);
-    abi_Comm a = to_abi<abi_Comm>(*c);
-    int e = err_out(*code);
-    abi_scope s_;
-    if (fn) fn(&a, &e);
-}
-void win_trampoline(MPI_Win *w, int *code, ...)
-{
-    MPI_Errhandler eh;
-    MPI_Win_get_errhandler(*w, &eh);
-    auto fn = reinterpret_cast<abi_Win_errhandler_function *>(errh_lookup(eh));
-    MPI_Errhandler_free(&eh);
-    abi_Win a = to_abi<abi_Win>(*w);
-    int e = err_out(*code);
-    abi_scope s_;
-    if (fn) fn(&a, &e);
-}
-void file_trampoline(MPI_File *f, int *code, ...)
-{
-    MPI_Errhandler eh;
-    MPI_File_get_errhandler(*f, &eh);
-    auto fn = reinterpret_cast<abi_File_errhandler_function *>(errh_lookup(eh));
-    MPI_Errhandler_free(&eh);
-    abi_File a = to_abi<abi_File>(*f);
-    int e = err_out(*code);
-    abi_scope s_;
-    if (fn) fn(&a, &e);
-}
-#if ANYMPI_NATIVE_HAS_SESSIONS
-void session_trampoline(MPI_Session *ss, int *code, ...)
-{
-    MPI_Errhandler eh;
-    MPI_Session_get_errhandler(*ss, &eh);
-    auto fn = reinterpret_cast<abi_Session_errhandler_function *>(errh_lookup(eh));
-    MPI_Errhandler_free(&eh);
-    abi_Session a = to_abi<abi_Session>(*ss);
-    int e = err_out(*code);
-    abi_scope s_;
-    if (fn) fn(&a, &e);
-}
-#endif
-int remember(int rc, MPI_Errhandler *out, void *fn)
-{
-    if (rc == MPI_SUCCESS) {
-        std::lock_guard<std::mutex> g(errh_mutex);
-        errh_fn[bits(*out)] = fn;
-    }
-    return rc;
-}
-}  // namespace
 
 int comm_errhandler_create(abi_Comm_errhandler_function *fn, MPI_Errhandler *out)
 {
-    return remember(MPI_Comm_create_errhandler(comm_trampoline, out), out, reinterpret_cast<void *>(fn));
+    void *code = closure_for(comm_errh_sig, reinterpret_cast<void *>(fn));
+    return code ? MPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function *>(code), out) : no_closure;
 }
 int win_errhandler_create(abi_Win_errhandler_function *fn, MPI_Errhandler *out)
 {
-    return remember(MPI_Win_create_errhandler(win_trampoline, out), out, reinterpret_cast<void *>(fn));
+    void *code = closure_for(win_errh_sig, reinterpret_cast<void *>(fn));
+    return code ? MPI_Win_create_errhandler(reinterpret_cast<MPI_Win_errhandler_function *>(code), out) : no_closure;
 }
 int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out)
 {
-    return remember(MPI_File_create_errhandler(file_trampoline, out), out, reinterpret_cast<void *>(fn));
+    void *code = closure_for(file_errh_sig, reinterpret_cast<void *>(fn));
+    return code ? MPI_File_create_errhandler(reinterpret_cast<MPI_File_errhandler_function *>(code), out) : no_closure;
 }
-
 #if ANYMPI_NATIVE_HAS_SESSIONS
 int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandler *out)
 {
-    return remember(MPI_Session_create_errhandler(session_trampoline, out), out, reinterpret_cast<void *>(fn));
+    void *code = closure_for(session_errh_sig, reinterpret_cast<void *>(fn));
+    return code ? MPI_Session_create_errhandler(reinterpret_cast<MPI_Session_errhandler_function *>(code), out)
+                : no_closure;
 }
 #endif
 
 // ---------------------------------------------------------------- attribute callbacks
-// The record is the native extra_state; it lives as long as the keyval (never freed: a
-// keyval may outlive MPI_*_free_keyval while attributes still use it).
 namespace {
-template <class Copy, class Del> struct keyval_record {
-    Copy *copy;
-    Del *del;
-    void *extra;
+struct keyval_record {
+    void *copy, *del, *extra;  // the user's functions (MPI_*_NULL_COPY_FN is 0, *_DUP_FN is 1)
+    std::atomic<long> refs{1};  // the keyval + one per attribute stored with it
 };
-using comm_rec = keyval_record<abi_Comm_copy_attr_function, abi_Comm_delete_attr_function>;
-using type_rec = keyval_record<abi_Type_copy_attr_function, abi_Type_delete_attr_function>;
-using win_rec = keyval_record<abi_Win_copy_attr_function, abi_Win_delete_attr_function>;
-
-template <class A, class Rec, class N> int copy_trampoline(N obj, int kv, void *extra, void *in, void *out, int *flag)
+void unref(keyval_record *r)
 {
-    auto *r = static_cast<Rec *>(extra);
-    abi_scope s_;
-    if (reinterpret_cast<uintptr_t>(r->copy) == 1) { // MPI_*_DUP_FN
+    if (r->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete r;
+}
+
+// By native keyval, while the user may still name it (until MPI_*_free_keyval).
+std::mutex keyval_mutex;
+std::unordered_map<int, keyval_record *> keyvals[3];
+
+template <class A, class Copy, class N> int copy_call(N obj, int kv, void *extra, void *in, void *out, int *flag)
+{
+    auto *r = static_cast<keyval_record *>(extra);
+    int rc = MPI_SUCCESS;
+    if (reinterpret_cast<uintptr_t>(r->copy) == 1) {  // MPI_*_DUP_FN
         *static_cast<void **>(out) = in;
         *flag = 1;
-        return MPI_SUCCESS;
+    } else {
+        abi_scope s_;
+        rc = err_in(reinterpret_cast<Copy *>(r->copy)(to_abi<A>(obj), kv_out(kv), r->extra, in, out, flag));
     }
-    return err_in(r->copy(to_abi<A>(obj), kv_out(kv), r->extra, in, out, flag));
+    if (rc == MPI_SUCCESS && *flag) r->refs.fetch_add(1, std::memory_order_relaxed);  // a new attribute
+    return rc;
 }
-template <class A, class Rec, class N> int delete_trampoline(N obj, int kv, void *val, void *extra)
+template <class A, class Del, class N> int delete_call(N obj, int kv, void *val, void *extra)
 {
-    auto *r = static_cast<Rec *>(extra);
-    abi_scope s_;
-    return err_in(r->del(to_abi<A>(obj), kv_out(kv), val, r->extra));
+    auto *r = static_cast<keyval_record *>(extra);
+    int rc = MPI_SUCCESS;
+    if (r->del) {
+        abi_scope s_;
+        rc = err_in(reinterpret_cast<Del *>(r->del)(to_abi<A>(obj), kv_out(kv), val, r->extra));
+    }
+    if (rc == MPI_SUCCESS) unref(r);  // on failure the MPI keeps the attribute
+    return rc;
+}
+
+int remember(attr_kind k, int rc, int nk, keyval_record *r, int *keyval)
+{
+    if (rc != MPI_SUCCESS) {
+        delete r;
+        return rc;
+    }
+    {
+        std::lock_guard<std::mutex> g(keyval_mutex);
+        keyvals[int(k)][nk] = r;
+    }
+    *keyval = kv_out(nk);
+    return rc;
 }
 }  // namespace
 
-int comm_keyval_create(abi_Comm_copy_attr_function *copy, abi_Comm_delete_attr_function *del, int *keyval, void *extra)
+int keyval_create(attr_kind k, void *copy, void *del, int *keyval, void *extra)
 {
-    auto *r = new comm_rec{copy, del, extra};
-    int nk = MPI_KEYVAL_INVALID;
-    int rc = MPI_Comm_create_keyval(copy ? copy_trampoline<abi_Comm, comm_rec, MPI_Comm> : MPI_COMM_NULL_COPY_FN,
-                                    del ? delete_trampoline<abi_Comm, comm_rec, MPI_Comm> : MPI_COMM_NULL_DELETE_FN,
-                                    keyval ? &nk : nullptr, r);
-    if (rc != MPI_SUCCESS) { delete r; return rc; }
-    if (keyval) *keyval = kv_out(nk);
+    auto *r = new (std::nothrow) keyval_record{copy, del, extra};
+    if (!r) return no_closure;
+    int nk = MPI_KEYVAL_INVALID, rc = MPI_SUCCESS;
+    // the delete callback is always ours, even for MPI_*_NULL_DELETE_FN: it counts attributes
+    switch (k) {
+    case attr_kind::comm:
+        rc = MPI_Comm_create_keyval(copy ? copy_call<abi_Comm, abi_Comm_copy_attr_function, MPI_Comm> : MPI_COMM_NULL_COPY_FN,
+                                    delete_call<abi_Comm, abi_Comm_delete_attr_function, MPI_Comm>, &nk, r);
+        break;
+    case attr_kind::type:
+        rc = MPI_Type_create_keyval(
+            copy ? copy_call<abi_Datatype, abi_Type_copy_attr_function, MPI_Datatype> : MPI_TYPE_NULL_COPY_FN,
+            delete_call<abi_Datatype, abi_Type_delete_attr_function, MPI_Datatype>, &nk, r);
+        break;
+    case attr_kind::win:
+        rc = MPI_Win_create_keyval(copy ? copy_call<abi_Win, abi_Win_copy_attr_function, MPI_Win> : MPI_WIN_NULL_COPY_FN,
+                                   delete_call<abi_Win, abi_Win_delete_attr_function, MPI_Win>, &nk, r);
+        break;
+    }
+    return remember(k, rc, nk, r, keyval);
+}
+
+int keyval_free(attr_kind k, int *keyval)
+{
+    int nk = *keyval, rc = MPI_SUCCESS;
+    switch (k) {
+    case attr_kind::comm: rc = MPI_Comm_free_keyval(keyval); break;
+    case attr_kind::type: rc = MPI_Type_free_keyval(keyval); break;
+    case attr_kind::win: rc = MPI_Win_free_keyval(keyval); break;
+    }
+    if (rc != MPI_SUCCESS) return rc;
+    keyval_record *r = nullptr;
+    {
+        std::lock_guard<std::mutex> g(keyval_mutex);
+        auto it = keyvals[int(k)].find(nk);
+        if (it != keyvals[int(k)].end()) {
+            r = it->second;
+            keyvals[int(k)].erase(it);
+        }
+    }
+    if (r) unref(r);
     return rc;
 }
-int type_keyval_create(abi_Type_copy_attr_function *copy, abi_Type_delete_attr_function *del, int *keyval, void *extra)
+
+attr_set_guard::attr_set_guard(attr_kind k, int native_keyval) : record(nullptr)
 {
-    auto *r = new type_rec{copy, del, extra};
-    int nk = MPI_KEYVAL_INVALID;
-    int rc = MPI_Type_create_keyval(copy ? copy_trampoline<abi_Datatype, type_rec, MPI_Datatype> : MPI_TYPE_NULL_COPY_FN,
-                                    del ? delete_trampoline<abi_Datatype, type_rec, MPI_Datatype> : MPI_TYPE_NULL_DELETE_FN,
-                                    keyval ? &nk : nullptr, r);
-    if (rc != MPI_SUCCESS) { delete r; return rc; }
-    if (keyval) *keyval = kv_out(nk);
-    return rc;
+    std::lock_guard<std::mutex> g(keyval_mutex);
+    auto it = keyvals[int(k)].find(native_keyval);
+    if (it == keyvals[int(k)].end()) return;  // predefined, invalid, or not made through anympi
+    it->second->refs.fetch_add(1, std::memory_order_relaxed);
+    record = it->second;
 }
-int win_keyval_create(abi_Win_copy_attr_function *copy, abi_Win_delete_attr_function *del, int *keyval, void *extra)
+void attr_set_guard::failed()
 {
-    auto *r = new win_rec{copy, del, extra};
-    int nk = MPI_KEYVAL_INVALID;
-    int rc = MPI_Win_create_keyval(copy ? copy_trampoline<abi_Win, win_rec, MPI_Win> : MPI_WIN_NULL_COPY_FN,
-                                   del ? delete_trampoline<abi_Win, win_rec, MPI_Win> : MPI_WIN_NULL_DELETE_FN,
-                                   keyval ? &nk : nullptr, r);
-    if (rc != MPI_SUCCESS) { delete r; return rc; }
-    if (keyval) *keyval = kv_out(nk);
-    return rc;
+    if (record) unref(static_cast<keyval_record *>(record));
+    record = nullptr;
 }
 
 // ---------------------------------------------------------------- generalized requests
@@ -254,16 +277,22 @@ int greq_query(void *extra, MPI_Status *st)
     auto *r = static_cast<greq_record *>(extra);
     abi_Status a{};
     status_out(*st, &a);
-    abi_scope s_;
-    int rc = r->query(r->extra, &a);
+    int rc;
+    {
+        abi_scope s_;
+        rc = r->query(r->extra, &a);
+    }
     status_in(&a, *st);
     return err_in(rc);
 }
 int greq_free(void *extra)
 {
     auto *r = static_cast<greq_record *>(extra);
-    abi_scope s_;
-    int rc = r->free_fn(r->extra);
+    int rc;
+    {
+        abi_scope s_;
+        rc = r->free_fn(r->extra);
+    }
     delete r;
     return err_in(rc);
 }
@@ -278,7 +307,8 @@ int greq_cancel(void *extra, int complete)
 int grequest_start(abi_Grequest_query_function *query, abi_Grequest_free_function *free_fn,
                    abi_Grequest_cancel_function *cancel, void *extra, MPI_Request *out)
 {
-    auto *r = new greq_record{query, free_fn, cancel, extra};
+    auto *r = new (std::nothrow) greq_record{query, free_fn, cancel, extra};
+    if (!r) return no_closure;
     int rc = MPI_Grequest_start(greq_query, greq_free, greq_cancel, r, out);
     if (rc != MPI_SUCCESS) delete r;
     return rc;

@@ -1,28 +1,24 @@
-// Callbacks: the one mechanism for every kind.  A user callback registered through the ABI
-// is stored in a record; the native MPI is given a trampoline that finds the record,
-// converts the native arguments to ABI ones, and calls the user's function.
-//
-// How the trampoline finds its record depends on what the native MPI hands it:
-//  - error handlers: the native object (comm/win/file) -> its native errhandler -> record
-//    (a lookup map, unbounded);
-//  - user reduction ops: MPI's C callback gets no context, so a fixed pool of trampolines
-//    (one per slot, instantiated from a template) each knows its slot: op_slots live ops
-//    at a time; beyond that MPI_Op_create returns MPI_ERR_UNSUPPORTED_OPERATION.  A later
-//    version can make this unbounded by pairing the pool with a thread-local "current op"
-//    set around blocking reductions, without changing the callers.
+// Callbacks: the one mechanism for every kind.  A user function registered through the ABI
+// is kept in a record; the native MPI is given a native function that finds the record,
+// converts the native arguments to the ABI's, and calls the user in the process's table
+// (abi_scope).  How the native function finds its record:
+//  - where the MPI passes a context (attribute callbacks' and generalized requests'
+//    extra_state, datarep's extra_state, MPI_T's user_data): the record is the context;
+//  - where it passes none (reduction ops, error handlers): a closure, a native function made
+//    at run time (libffi) that carries its record.  There is one closure per user function
+//    and signature, made on first use and kept for the life of the process: freeing an op or
+//    an error handler never frees it, so an operation still pending on a freed op keeps
+//    calling the right function, and creating and freeing in a loop reuses the same closure.
+//    Their number is bounded by the number of distinct functions, not by the handles alive.
 #pragma once
 #include "backend.hpp"
 
 namespace anympi::backend {
 
-constexpr int op_slots = 128;
-
-// Returns a native op in *out, or MPI_ERR_UNSUPPORTED_OPERATION (ABI) when the pool is full.
+// User reduction ops: the native op calls the user's function with ABI datatypes and counts.
+// MPI_Op_create_c works everywhere: over an MPI without it the closure widens the int count.
 int op_create(abi_User_function *fn, int commute, MPI_Op *out);
-#if ANYMPI_HAVE_MPI_Op_create_c
 int op_create_c(abi_User_function_c *fn, int commute, MPI_Op *out);
-#endif
-void op_release(MPI_Op native);
 
 // Error handlers of each object kind.
 int comm_errhandler_create(abi_Comm_errhandler_function *fn, MPI_Errhandler *out);
@@ -32,13 +28,20 @@ int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out
 int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandler *out);
 #endif
 
-// Attribute copy/delete callbacks: the record travels as the native extra_state.
-int comm_keyval_create(abi_Comm_copy_attr_function *copy, abi_Comm_delete_attr_function *del,
-                       int *keyval, void *extra);
-int type_keyval_create(abi_Type_copy_attr_function *copy, abi_Type_delete_attr_function *del,
-                       int *keyval, void *extra);
-int win_keyval_create(abi_Win_copy_attr_function *copy, abi_Win_delete_attr_function *del,
-                      int *keyval, void *extra);
+// Attribute copy/delete callbacks: the record travels as the native extra_state.  It counts
+// the keyval itself and every attribute stored with it, and is freed when the keyval has been
+// freed and the last such attribute deleted (the native MPI keeps a freed keyval alive, and
+// calls its delete callback, as long as attributes use it).
+enum class attr_kind { comm, type, win };
+int keyval_create(attr_kind k, void *copy, void *del, int *keyval, void *extra);
+int keyval_free(attr_kind k, int *keyval);  // native keyval in, MPI_KEYVAL_INVALID out
+// Around the native set_attr: the new attribute counts (and a replaced one is deleted through
+// the delete callback, which uncounts it).
+struct attr_set_guard {
+    void *record;
+    attr_set_guard(attr_kind k, int native_keyval);
+    void failed();  // the native set_attr did not store the attribute
+};
 
 // Generalized requests: the record is the native extra_state; freed by the free callback.
 int grequest_start(abi_Grequest_query_function *query, abi_Grequest_free_function *free_fn,

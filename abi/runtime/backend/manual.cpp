@@ -57,6 +57,7 @@ thread_local int lastusedcode_value;
 void *attr_value_out(int abi_keyval, void *v)
 {
     if (!v) return v;
+
     int x = *static_cast<int *>(v);
     if (abi_keyval == ABI_LASTUSEDCODE) { // an error code: in the ABI's numbering
         lastusedcode_value = err_out(x);
@@ -76,6 +77,38 @@ void *attr_value_out(int abi_keyval, void *v)
         for (const int &c : abi_models) if (c == a) return const_cast<int *>(&c);
     }
     return v;
+}
+
+// A callback registration's result: the native return code, or -1 when anympi could not make
+// the callback's record or closure (out of memory).
+int callback_made(int rc, const char *fn)
+{
+    if (rc != -1) return err_out(rc);
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "%s: out of memory for the callback's record", fn);
+    return raise_error(errh_self(), ABI_ERR_NO_MEM, msg);
+}
+
+int free_keyval(attr_kind k, int *keyval, const char *fn)
+{
+    if (!keyval) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: the keyval argument is NULL", fn);
+        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+    }
+    int n = kv_in(*keyval);
+    int rc = keyval_free(k, &n);
+    if (rc == MPI_SUCCESS) *keyval = kv_out(n);
+    return err_out(rc);
+}
+
+template <class Set, class N> int set_attr(attr_kind k, Set set, N obj, int keyval, void *value)
+{
+    int n = kv_in(keyval);
+    attr_set_guard counted(k, n);
+    int rc = set(obj, n, value);
+    if (rc != MPI_SUCCESS) counted.failed();
+    return err_out(rc);
 }
 
 template <class Get, class N> int get_attr(Get get, N obj, int keyval, void *attribute_val, int *flag)
@@ -233,51 +266,137 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw_c, forwarded, "the datatype arrays have one
 }
 #endif
 
-// Nonblocking and persistent forms: the staged datatype arrays are freed when the call
-// returns.  That is sound for the two MPIs anympi drives: MPICH 4.0 and Open MPI 4.1 build
-// the operation's schedule (copying each datatype) inside the call and never read the
-// caller's arrays afterwards.  A backend for an MPI that reads them later must keep the
-// staging alive until completion instead.
-ANYMPI_MANUAL(MPI_Ialltoallw, forwarded, "the datatype arrays have one entry per peer; staged (see manual.cpp)")
+// Nonblocking and persistent forms: Open MPI 4.1 reads the datatype arrays again when the
+// operation completes (to release the datatypes it retained), so the native arrays are
+// staged on the heap and kept for the request until it completes (nonblocking) or is freed
+// (persistent): see hold() in backend.hpp.
+namespace {
+struct staged_types {
+    std::unique_ptr<MPI_Datatype[]> block;
+    MPI_Datatype *send = nullptr, *recv = nullptr;
+    staged_types(const abi_Datatype *s, long ns, const abi_Datatype *r, long nr)
+        : block(new MPI_Datatype[size_t(ns + nr + 1)])
+    {
+        if (s) send = block.get();
+        if (r) recv = block.get() + ns;
+        for (long i = 0; s && i < ns; ++i) send[i] = to_native(s[i]);
+        for (long i = 0; r && i < nr; ++i) recv[i] = to_native(r[i]);
+    }
+    // After the native call that made the request n.
+    int kept_for(int rc, MPI_Request n, abi_Request *request)
+    {
+        if (request) *request = to_abi<abi_Request>(n);
+        if (rc == MPI_SUCCESS && n != MPI_REQUEST_NULL) hold(n, std::move(block));
+        return err_out(rc);
+    }
+};
+bool in_place(const void *buf) { return buf == reinterpret_cast<const void *>(ABI_IN_PLACE); }
+}  // namespace
+
+#define ANYMPI_ALLTOALLW_PEERS                                                                     \
+    MPI_Comm c = to_native(comm);                                                                  \
+    long n = comm_peers(c);                                                                        \
+    staged_types t(in_place(sendbuf) ? nullptr : sendtypes, in_place(sendbuf) ? 0 : n, recvtypes, n); \
+    MPI_Request r = MPI_REQUEST_NULL;
+#define ANYMPI_ALLTOALLW_NEIGHBORS                                                                 \
+    MPI_Comm c = to_native(comm);                                                                  \
+    int in = 0, out = 0;                                                                           \
+    int rc = neighbor_counts(c, &in, &out);                                                        \
+    if (rc != MPI_SUCCESS) return err_out(rc);                                                     \
+    staged_types t(sendtypes, out, recvtypes, in);                                                 \
+    MPI_Request r = MPI_REQUEST_NULL;
+
+ANYMPI_MANUAL(MPI_Ialltoallw, forwarded, "the datatype arrays have one entry per peer; kept until the request completes (see manual.cpp)")
 {
-    MPI_Comm c = to_native(comm);
-    long n = comm_peers(c);
-    return err_out(MPI_Ialltoallw(c_buf(sendbuf), sendcounts, sdispls,
-                                  c_harr_in(sendtypes, sendbuf == reinterpret_cast<const void *>(ABI_IN_PLACE) ? 0 : n),
-                                  recvbuf, recvcounts, rdispls, c_harr_in(recvtypes, n), c, c_hout(request)));
+    ANYMPI_ALLTOALLW_PEERS
+    int rc = MPI_Ialltoallw(c_buf(sendbuf), sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
+                            request ? &r : nullptr);
+    return t.kept_for(rc, r, request);
 }
+#if ANYMPI_HAVE_MPI_Ialltoallw_c
+ANYMPI_MANUAL(MPI_Ialltoallw_c, forwarded, "the datatype arrays have one entry per peer; kept until the request completes (see manual.cpp)")
+{
+    ANYMPI_ALLTOALLW_PEERS
+    int rc = MPI_Ialltoallw_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf, c_i64p(recvcounts),
+                              c_i64p(rdispls), t.recv, c, request ? &r : nullptr);
+    return t.kept_for(rc, r, request);
+}
+#endif
 #if ANYMPI_HAVE_MPI_Alltoallw_init
-ANYMPI_MANUAL(MPI_Alltoallw_init, forwarded, "the datatype arrays have one entry per peer; staged (see manual.cpp)")
+ANYMPI_MANUAL(MPI_Alltoallw_init, forwarded, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp)")
 {
-    MPI_Comm c = to_native(comm);
-    long n = comm_peers(c);
-    return err_out(MPI_Alltoallw_init(c_buf(sendbuf), sendcounts, sdispls,
-                                      c_harr_in(sendtypes, sendbuf == reinterpret_cast<const void *>(ABI_IN_PLACE) ? 0 : n),
-                                      recvbuf, recvcounts, rdispls, c_harr_in(recvtypes, n), c, to_native(info),
-                                      c_hout(request)));
+    ANYMPI_ALLTOALLW_PEERS
+    int rc = MPI_Alltoallw_init(c_buf(sendbuf), sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
+                                to_native(info), request ? &r : nullptr);
+    return t.kept_for(rc, r, request);
 }
 #endif
-ANYMPI_MANUAL(MPI_Ineighbor_alltoallw, forwarded, "the datatype arrays have one entry per neighbour; staged (see manual.cpp)")
+#if ANYMPI_HAVE_MPI_Alltoallw_init_c
+ANYMPI_MANUAL(MPI_Alltoallw_init_c, forwarded, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp)")
 {
-    MPI_Comm c = to_native(comm);
-    int in = 0, out = 0;
-    int rc = neighbor_counts(c, &in, &out);
-    if (rc != MPI_SUCCESS) return err_out(rc);
-    return err_out(MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, c_harr_in(sendtypes, out), recvbuf, recvcounts,
-                                           rdispls, c_harr_in(recvtypes, in), c, c_hout(request)));
+    ANYMPI_ALLTOALLW_PEERS
+    int rc = MPI_Alltoallw_init_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf,
+                                  c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, to_native(info), request ? &r : nullptr);
+    return t.kept_for(rc, r, request);
 }
+#endif
+ANYMPI_MANUAL(MPI_Ineighbor_alltoallw, forwarded, "the datatype arrays have one entry per neighbour; kept until the request completes (see manual.cpp)")
+{
+    ANYMPI_ALLTOALLW_NEIGHBORS
+    rc = MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
+                                 request ? &r : nullptr);
+    return t.kept_for(rc, r, request);
+}
+#if ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
+ANYMPI_MANUAL(MPI_Ineighbor_alltoallw_c, forwarded, "the datatype arrays have one entry per neighbour; kept until the request completes (see manual.cpp)")
+{
+    ANYMPI_ALLTOALLW_NEIGHBORS
+    rc = MPI_Ineighbor_alltoallw_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf, c_i64p(recvcounts),
+                                   c_i64p(rdispls), t.recv, c, request ? &r : nullptr);
+    return t.kept_for(rc, r, request);
+}
+#endif
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
-ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, forwarded, "the datatype arrays have one entry per neighbour; staged (see manual.cpp)")
+ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, forwarded, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp)")
 {
-    MPI_Comm c = to_native(comm);
-    int in = 0, out = 0;
-    int rc = neighbor_counts(c, &in, &out);
-    if (rc != MPI_SUCCESS) return err_out(rc);
-    return err_out(MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, c_harr_in(sendtypes, out), recvbuf,
-                                               recvcounts, rdispls, c_harr_in(recvtypes, in), c, to_native(info),
-                                               c_hout(request)));
+    ANYMPI_ALLTOALLW_NEIGHBORS
+    rc = MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
+                                     to_native(info), request ? &r : nullptr);
+    return t.kept_for(rc, r, request);
 }
 #endif
+#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
+ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init_c, forwarded, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp)")
+{
+    ANYMPI_ALLTOALLW_NEIGHBORS
+    rc = MPI_Neighbor_alltoallw_init_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf,
+                                       c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, to_native(info),
+                                       request ? &r : nullptr);
+    return t.kept_for(rc, r, request);
+}
+#endif
+#undef ANYMPI_ALLTOALLW_PEERS
+#undef ANYMPI_ALLTOALLW_NEIGHBORS
+
+// A request freed while its operation may still run keeps what is held for it: it is released
+// when the native MPI hands the same request value back null from a later completion, which
+// it can only do once the freed operation has ended.
+ANYMPI_MANUAL(MPI_Request_free, forwarded, "what anympi keeps for the request (staged arrays) outlives a request freed while active")
+{
+    if (!request) return raise_error(errh_self(), ABI_ERR_REQUEST, "MPI_Request_free: request is NULL");
+    MPI_Request n = to_native(*request), before = n;
+    bool done = true;
+    if (held_requests.load(std::memory_order_relaxed) != 0 && n != MPI_REQUEST_NULL) {
+        int flag = 1;
+        if (MPI_Request_get_status(n, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS) done = flag != 0;
+    }
+    int rc = MPI_Request_free(&n);
+    if (rc == MPI_SUCCESS) {
+        if (done) request_seen<abi_Request>(bits(before), bits(n));
+        *request = to_abi<abi_Request>(n);
+    }
+    return err_out(rc);
+}
 
 ANYMPI_MANUAL(MPI_Group_range_incl, forwarded, "ranges[][3] holds plain ranks: passed as they are")
 {
@@ -324,26 +443,53 @@ ANYMPI_MANUAL(MPI_Type_get_attr, forwarded, "attribute value out parameter is a 
     return get_attr(MPI_Type_get_attr, to_native(datatype), type_keyval, attribute_val, flag);
 }
 
-ANYMPI_MANUAL(MPI_Comm_create_keyval, forwarded, "attribute callbacks receive ABI handles through a record in extra_state")
+ANYMPI_MANUAL(MPI_Comm_create_keyval, forwarded, "attribute callbacks receive ABI handles through a counted record in extra_state")
 {
     if (!comm_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Comm_create_keyval: comm_keyval is NULL");
-    return err_out(comm_keyval_create(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state));
+    return callback_made(keyval_create(attr_kind::comm, reinterpret_cast<void *>(comm_copy_attr_fn),
+                                       reinterpret_cast<void *>(comm_delete_attr_fn), comm_keyval, extra_state),
+                         "MPI_Comm_create_keyval");
 }
 ANYMPI_MANUAL(MPI_Keyval_create, forwarded, "deprecated MPI-1 form of MPI_Comm_create_keyval: same callbacks")
 {
     if (!keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Keyval_create: keyval is NULL");
-    return err_out(comm_keyval_create(copy_fn, delete_fn, keyval, extra_state));
+    return callback_made(keyval_create(attr_kind::comm, reinterpret_cast<void *>(copy_fn),
+                                       reinterpret_cast<void *>(delete_fn), keyval, extra_state),
+                         "MPI_Keyval_create");
 }
-ANYMPI_MANUAL(MPI_Type_create_keyval, forwarded, "attribute callbacks receive ABI handles through a record in extra_state")
+ANYMPI_MANUAL(MPI_Type_create_keyval, forwarded, "attribute callbacks receive ABI handles through a counted record in extra_state")
 {
     if (!type_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_create_keyval: type_keyval is NULL");
-    return err_out(type_keyval_create(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state));
+    return callback_made(keyval_create(attr_kind::type, reinterpret_cast<void *>(type_copy_attr_fn),
+                                       reinterpret_cast<void *>(type_delete_attr_fn), type_keyval, extra_state),
+                         "MPI_Type_create_keyval");
 }
-ANYMPI_MANUAL(MPI_Win_create_keyval, forwarded, "attribute callbacks receive ABI handles through a record in extra_state")
+ANYMPI_MANUAL(MPI_Win_create_keyval, forwarded, "attribute callbacks receive ABI handles through a counted record in extra_state")
 {
     if (!win_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Win_create_keyval: win_keyval is NULL");
-    return err_out(win_keyval_create(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state));
+    return callback_made(keyval_create(attr_kind::win, reinterpret_cast<void *>(win_copy_attr_fn),
+                                       reinterpret_cast<void *>(win_delete_attr_fn), win_keyval, extra_state),
+                         "MPI_Win_create_keyval");
 }
+
+// Freeing a keyval drops the record's count for it; storing an attribute adds one.
+ANYMPI_MANUAL(MPI_Comm_free_keyval, forwarded, "the keyval's record is freed with the last attribute that uses it")
+{ return free_keyval(attr_kind::comm, comm_keyval, "MPI_Comm_free_keyval"); }
+ANYMPI_MANUAL(MPI_Keyval_free, forwarded, "deprecated MPI-1 form of MPI_Comm_free_keyval")
+{ return free_keyval(attr_kind::comm, keyval, "MPI_Keyval_free"); }
+ANYMPI_MANUAL(MPI_Type_free_keyval, forwarded, "the keyval's record is freed with the last attribute that uses it")
+{ return free_keyval(attr_kind::type, type_keyval, "MPI_Type_free_keyval"); }
+ANYMPI_MANUAL(MPI_Win_free_keyval, forwarded, "the keyval's record is freed with the last attribute that uses it")
+{ return free_keyval(attr_kind::win, win_keyval, "MPI_Win_free_keyval"); }
+
+ANYMPI_MANUAL(MPI_Comm_set_attr, forwarded, "the attribute is counted in its keyval's record")
+{ return set_attr(attr_kind::comm, MPI_Comm_set_attr, to_native(comm), comm_keyval, attribute_val); }
+ANYMPI_MANUAL(MPI_Attr_put, forwarded, "deprecated MPI-1 form of MPI_Comm_set_attr")
+{ return set_attr(attr_kind::comm, MPI_Comm_set_attr, to_native(comm), keyval, attribute_val); }
+ANYMPI_MANUAL(MPI_Type_set_attr, forwarded, "the attribute is counted in its keyval's record")
+{ return set_attr(attr_kind::type, MPI_Type_set_attr, to_native(datatype), type_keyval, attribute_val); }
+ANYMPI_MANUAL(MPI_Win_set_attr, forwarded, "the attribute is counted in its keyval's record")
+{ return set_attr(attr_kind::win, MPI_Win_set_attr, to_native(win), win_keyval, attribute_val); }
 
 // ---------------------------------------------------------------- datatypes
 ANYMPI_MANUAL(MPI_Buffer_attach, forwarded, "MPI_BUFFER_AUTOMATIC (MPI-5.0) is refused: the MPI underneath would take it for an address")
@@ -369,64 +515,47 @@ ANYMPI_MANUAL(MPI_Buffer_attach_c, fallback, "MPI_BUFFER_AUTOMATIC is refused; t
 }
 
 // ---------------------------------------------------------------- callbacks: ops, error handlers
-ANYMPI_MANUAL(MPI_Op_create, forwarded, "the user function receives ABI datatypes through a pool of trampolines")
+ANYMPI_MANUAL(MPI_Op_create, forwarded, "the user function receives ABI datatypes through a closure (callbacks.hpp)")
 {
     if (!op) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Op_create: op is NULL");
     MPI_Op n = MPI_OP_NULL;
-    int rc = op_create(user_fn, commute, &n);
-    if (rc < 0)
-        return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION,
-                           "MPI_Op_create: more than 128 user operations exist at once (free some with MPI_Op_free)");
+    int rc = callback_made(op_create(user_fn, commute, &n), "MPI_Op_create");
     *op = to_abi<abi_Op>(n);
-    return err_out(rc);
+    return rc;
 }
 
-#if ANYMPI_HAVE_MPI_Op_create_c
-ANYMPI_MANUAL(MPI_Op_create_c, forwarded, "the user function receives ABI datatypes through a pool of trampolines")
+ANYMPI_MANUAL(MPI_Op_create_c, fallback, "the user function receives ABI datatypes through a closure; over MPI_Op_create (int counts widened) where the _c form is missing")
 {
     if (!op) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Op_create_c: op is NULL");
     MPI_Op n = MPI_OP_NULL;
-    int rc = op_create_c(user_fn, commute, &n);
-    if (rc < 0)
-        return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION,
-                           "MPI_Op_create_c: more than 128 user operations exist at once (free some with MPI_Op_free)");
+    int rc = callback_made(op_create_c(user_fn, commute, &n), "MPI_Op_create_c");
     *op = to_abi<abi_Op>(n);
-    return err_out(rc);
-}
-#endif
-
-ANYMPI_MANUAL(MPI_Op_free, forwarded, "releases the op's trampoline slot")
-{
-    if (!op) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Op_free: op is NULL");
-    MPI_Op n = to_native(*op);
-    int rc = MPI_Op_free(&n);
-    if (rc == MPI_SUCCESS) { op_release(to_native(*op)); *op = to_abi<abi_Op>(n); }
-    return err_out(rc);
+    return rc;
 }
 
-ANYMPI_MANUAL(MPI_Comm_create_errhandler, forwarded, "the user handler receives ABI handles and codes via a trampoline")
+ANYMPI_MANUAL(MPI_Comm_create_errhandler, forwarded, "the user handler receives ABI handles and codes through a closure")
 {
     if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Comm_create_errhandler: errhandler is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
-    int rc = comm_errhandler_create(comm_errhandler_fn, &n);
+    int rc = callback_made(comm_errhandler_create(comm_errhandler_fn, &n), "MPI_Comm_create_errhandler");
     *errhandler = to_abi<abi_Errhandler>(n);
-    return err_out(rc);
+    return rc;
 }
-ANYMPI_MANUAL(MPI_Win_create_errhandler, forwarded, "the user handler receives ABI handles and codes via a trampoline")
+ANYMPI_MANUAL(MPI_Win_create_errhandler, forwarded, "the user handler receives ABI handles and codes through a closure")
 {
     if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Win_create_errhandler: errhandler is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
-    int rc = win_errhandler_create(win_errhandler_fn, &n);
+    int rc = callback_made(win_errhandler_create(win_errhandler_fn, &n), "MPI_Win_create_errhandler");
     *errhandler = to_abi<abi_Errhandler>(n);
-    return err_out(rc);
+    return rc;
 }
-ANYMPI_MANUAL(MPI_File_create_errhandler, forwarded, "the user handler receives ABI handles and codes via a trampoline")
+ANYMPI_MANUAL(MPI_File_create_errhandler, forwarded, "the user handler receives ABI handles and codes through a closure")
 {
     if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_File_create_errhandler: errhandler is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
-    int rc = file_errhandler_create(file_errhandler_fn, &n);
+    int rc = callback_made(file_errhandler_create(file_errhandler_fn, &n), "MPI_File_create_errhandler");
     *errhandler = to_abi<abi_Errhandler>(n);
-    return err_out(rc);
+    return rc;
 }
 
 ANYMPI_MANUAL(MPI_Grequest_start, forwarded, "query/free/cancel receive ABI statuses and codes through a record in extra_state")
@@ -434,9 +563,9 @@ ANYMPI_MANUAL(MPI_Grequest_start, forwarded, "query/free/cancel receive ABI stat
     if (!request || !query_fn || !free_fn || !cancel_fn)
         return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Grequest_start: a callback or request is NULL");
     MPI_Request n = MPI_REQUEST_NULL;
-    int rc = grequest_start(query_fn, free_fn, cancel_fn, extra_state, &n);
+    int rc = callback_made(grequest_start(query_fn, free_fn, cancel_fn, extra_state, &n), "MPI_Grequest_start");
     *request = to_abi<abi_Request>(n);
-    return err_out(rc);
+    return rc;
 }
 
 #if ANYMPI_HAVE_MPI_Session_create_errhandler
@@ -444,9 +573,9 @@ ANYMPI_MANUAL(MPI_Session_create_errhandler, forwarded, "the user handler receiv
 {
     if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Session_create_errhandler: errhandler is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
-    int rc = session_errhandler_create(session_errhandler_fn, &n);
+    int rc = callback_made(session_errhandler_create(session_errhandler_fn, &n), "MPI_Session_create_errhandler");
     *errhandler = to_abi<abi_Errhandler>(n);
-    return err_out(rc);
+    return rc;
 }
 #endif
 

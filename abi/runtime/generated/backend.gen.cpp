@@ -20,16 +20,22 @@ ANYMPI_SIG_MPI_Alltoallw_c;
 #if ANYMPI_HAVE_MPI_Alltoallw_init
 ANYMPI_SIG_MPI_Alltoallw_init;
 #endif
+#if ANYMPI_HAVE_MPI_Alltoallw_init_c
+ANYMPI_SIG_MPI_Alltoallw_init_c;
+#endif
 ANYMPI_SIG_MPI_Attr_get;
+ANYMPI_SIG_MPI_Attr_put;
 ANYMPI_SIG_MPI_Buffer_attach;
 ANYMPI_SIG_MPI_Buffer_attach_c;
 ANYMPI_SIG_MPI_Comm_create_errhandler;
 ANYMPI_SIG_MPI_Comm_create_keyval;
+ANYMPI_SIG_MPI_Comm_free_keyval;
 ANYMPI_SIG_MPI_Comm_get_attr;
 ANYMPI_SIG_MPI_Comm_idup;
 #if ANYMPI_HAVE_MPI_Comm_idup_with_info
 ANYMPI_SIG_MPI_Comm_idup_with_info;
 #endif
+ANYMPI_SIG_MPI_Comm_set_attr;
 ANYMPI_SIG_MPI_Dist_graph_create;
 ANYMPI_SIG_MPI_File_create_errhandler;
 ANYMPI_SIG_MPI_Get_library_version;
@@ -39,12 +45,19 @@ ANYMPI_SIG_MPI_Grequest_start;
 ANYMPI_SIG_MPI_Group_range_excl;
 ANYMPI_SIG_MPI_Group_range_incl;
 ANYMPI_SIG_MPI_Ialltoallw;
+#if ANYMPI_HAVE_MPI_Ialltoallw_c
+ANYMPI_SIG_MPI_Ialltoallw_c;
+#endif
 ANYMPI_SIG_MPI_Ineighbor_alltoallw;
+#if ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
+ANYMPI_SIG_MPI_Ineighbor_alltoallw_c;
+#endif
 ANYMPI_SIG_MPI_Info_create_env;
 ANYMPI_SIG_MPI_Info_get_string;
 ANYMPI_SIG_MPI_Init;
 ANYMPI_SIG_MPI_Init_thread;
 ANYMPI_SIG_MPI_Keyval_create;
+ANYMPI_SIG_MPI_Keyval_free;
 ANYMPI_SIG_MPI_Neighbor_alltoallw;
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallw_c
 ANYMPI_SIG_MPI_Neighbor_alltoallw_c;
@@ -52,11 +65,12 @@ ANYMPI_SIG_MPI_Neighbor_alltoallw_c;
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
 ANYMPI_SIG_MPI_Neighbor_alltoallw_init;
 #endif
-ANYMPI_SIG_MPI_Op_create;
-#if ANYMPI_HAVE_MPI_Op_create_c
-ANYMPI_SIG_MPI_Op_create_c;
+#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
+ANYMPI_SIG_MPI_Neighbor_alltoallw_init_c;
 #endif
-ANYMPI_SIG_MPI_Op_free;
+ANYMPI_SIG_MPI_Op_create;
+ANYMPI_SIG_MPI_Op_create_c;
+ANYMPI_SIG_MPI_Request_free;
 #if ANYMPI_HAVE_MPI_Session_create_errhandler
 ANYMPI_SIG_MPI_Session_create_errhandler;
 #endif
@@ -69,16 +83,20 @@ ANYMPI_SIG_MPI_Status_set_tag;
 ANYMPI_SIG_MPI_Testsome;
 ANYMPI_SIG_MPI_Type_create_keyval;
 ANYMPI_SIG_MPI_Type_free;
+ANYMPI_SIG_MPI_Type_free_keyval;
 ANYMPI_SIG_MPI_Type_get_attr;
 ANYMPI_SIG_MPI_Type_get_contents;
 ANYMPI_SIG_MPI_Type_get_contents_c;
 ANYMPI_SIG_MPI_Type_get_envelope;
 ANYMPI_SIG_MPI_Type_get_envelope_c;
 ANYMPI_SIG_MPI_Type_get_value_index;
+ANYMPI_SIG_MPI_Type_set_attr;
 ANYMPI_SIG_MPI_Waitsome;
 ANYMPI_SIG_MPI_Win_create_errhandler;
 ANYMPI_SIG_MPI_Win_create_keyval;
+ANYMPI_SIG_MPI_Win_free_keyval;
 ANYMPI_SIG_MPI_Win_get_attr;
+ANYMPI_SIG_MPI_Win_set_attr;
 ANYMPI_SIG_MPI_Aint_add;
 ANYMPI_SIG_MPI_Aint_diff;
 ANYMPI_SIG_MPI_Comm_fromint;
@@ -218,9 +236,10 @@ ANYMPI_UNSUPPORTED(MPI_Alltoallw_c, errh_of(comm), "not provided by this MPI")
 #if !ANYMPI_HAVE_MPI_Alltoallw_init
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallw_init, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallw_init_c, errh_of(comm), "not yet converted: sendtypes: array length not given by a parameter", request)
+#if !ANYMPI_HAVE_MPI_Alltoallw_init_c
+ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallw_init_c, errh_of(comm), "not provided by this MPI", request)
+#endif
 ANYMPI_FWD(MPI_Attr_delete, (c_hin(comm), c_kv_in(keyval)))
-ANYMPI_FWD(MPI_Attr_put, (c_hin(comm), c_kv_in(keyval), attribute_val))
 ANYMPI_FWD(MPI_Barrier, (c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Barrier_init
 ANYMPI_FWD(MPI_Barrier_init, (c_hin(comm), c_hin(info), c_hout(request)))
@@ -304,7 +323,6 @@ ANYMPI_FWD(MPI_Comm_dup, (c_hin(comm), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_dup_with_info, (c_hin(comm), c_hin(info), c_hout(newcomm)))
 ANYMPI_UNSUPPORTED(MPI_Comm_flush_buffer, errh_of(comm), "MPI-5.0 buffer flush: not in the MPI underneath")
 ANYMPI_FWD(MPI_Comm_free, (c_hio(comm)))
-ANYMPI_FWD(MPI_Comm_free_keyval, (c_kv_io(comm_keyval)))
 ANYMPI_FWD(MPI_Comm_get_errhandler, (c_hin(comm), c_hout(errhandler)))
 ANYMPI_FWD(MPI_Comm_get_info, (c_hin(comm), c_hout(info_used)))
 ANYMPI_FWD(MPI_Comm_get_name, (c_hin(comm), comm_name, resultlen))
@@ -318,7 +336,6 @@ ANYMPI_FWD(MPI_Comm_join, (fd, c_hout(intercomm)))
 ANYMPI_FWD(MPI_Comm_rank, (c_hin(comm), c_rank_out(rank)))
 ANYMPI_FWD(MPI_Comm_remote_group, (c_hin(comm), c_hout(group)))
 ANYMPI_FWD(MPI_Comm_remote_size, (c_hin(comm), size))
-ANYMPI_FWD(MPI_Comm_set_attr, (c_hin(comm), c_kv_in(comm_keyval), attribute_val))
 ANYMPI_FWD(MPI_Comm_set_errhandler, (c_hin(comm), c_hin(errhandler)))
 ANYMPI_FWD(MPI_Comm_set_info, (c_hin(comm), c_hin(info)))
 ANYMPI_FWD(MPI_Comm_set_name, (c_hin(comm), comm_name))
@@ -748,7 +765,9 @@ ANYMPI_FWD(MPI_Ialltoallv_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ialltoallv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_UNSUPPORTED_OUT(MPI_Ialltoallw_c, errh_of(comm), "not yet converted: sendtypes: array length not given by a parameter", request)
+#if !ANYMPI_HAVE_MPI_Ialltoallw_c
+ANYMPI_UNSUPPORTED_OUT(MPI_Ialltoallw_c, errh_of(comm), "not provided by this MPI", request)
+#endif
 ANYMPI_FWD(MPI_Ibarrier, (c_hin(comm), c_hout(request)))
 ANYMPI_FWD(MPI_Ibcast, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ibcast_c
@@ -825,7 +844,9 @@ ANYMPI_FWD(MPI_Ineighbor_alltoallv_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_alltoallv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_alltoallw_c, errh_of(comm), "not yet converted: sendtypes: array length not given by a parameter", request)
+#if !ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
+ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_alltoallw_c, errh_of(comm), "not provided by this MPI", request)
+#endif
 ANYMPI_FWD(MPI_Info_create, (c_hout(info)))
 ANYMPI_FWD(MPI_Info_delete, (c_hin(info), key))
 ANYMPI_FWD(MPI_Info_dup, (c_hin(info), c_hout(newinfo)))
@@ -945,7 +966,6 @@ ANYMPI_NARROW(MPI_Issend_c, MPI_Issend, errh_of(comm), c_fits_int(count), (c_buf
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Issend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Keyval_free, (c_kv_io(keyval)))
 ANYMPI_FWD(MPI_Lookup_name, (service_name, c_hin(info), port_name))
 ANYMPI_FWD(MPI_Mprobe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(message), c_st_out(status)))
 ANYMPI_FWD(MPI_Mrecv, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_st_out(status)))
@@ -1034,11 +1054,11 @@ ANYMPI_UNSUPPORTED(MPI_Neighbor_alltoallw_c, errh_of(comm), "not provided by thi
 #if !ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoallw_init, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoallw_init_c, errh_of(comm), "not yet converted: sendtypes: array length not given by a parameter", request)
-ANYMPI_FWD(MPI_Op_commutative, (c_hin(op), commute))
-#if !ANYMPI_HAVE_MPI_Op_create_c
-ANYMPI_UNSUPPORTED_OUT(MPI_Op_create_c, errh_self(), "not provided by this MPI", op)
+#if !ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
+ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoallw_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
+ANYMPI_FWD(MPI_Op_commutative, (c_hin(op), commute))
+ANYMPI_FWD(MPI_Op_free, (c_hio(op)))
 ANYMPI_FWD(MPI_Open_port, (c_hin(info), port_name))
 ANYMPI_FWD(MPI_Pack, (c_buf(inbuf), incount, c_hin(datatype), c_buf(outbuf), outsize, position, c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Pack_c
@@ -1217,7 +1237,6 @@ ANYMPI_UNSUPPORTED(MPI_Register_datarep_c, errh_self(), "not yet converted: read
 ANYMPI_UNSUPPORTED(MPI_Remove_error_class, errh_self(), "MPI-5.0: the MPI underneath cannot remove error classes")
 ANYMPI_UNSUPPORTED(MPI_Remove_error_code, errh_self(), "MPI-5.0: the MPI underneath cannot remove error codes")
 ANYMPI_UNSUPPORTED(MPI_Remove_error_string, errh_self(), "MPI-5.0: the MPI underneath cannot remove error strings")
-ANYMPI_FWD(MPI_Request_free, (c_hio(request)))
 ANYMPI_FWD(MPI_Request_get_status, (c_hin(request), flag, c_st_out(status)))
 ANYMPI_UNSUPPORTED(MPI_Request_get_status_all, errh_self(), "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks")
 ANYMPI_UNSUPPORTED(MPI_Request_get_status_any, errh_self(), "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks")
@@ -1499,7 +1518,6 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_subarray_c, errh_self(), "not provided by
 #endif
 ANYMPI_FWD(MPI_Type_delete_attr, (c_hin(datatype), c_kv_in(type_keyval)))
 ANYMPI_FWD(MPI_Type_dup, (c_hin(oldtype), c_hout(newtype)))
-ANYMPI_FWD(MPI_Type_free_keyval, (c_kv_io(type_keyval)))
 ANYMPI_FWD(MPI_Type_get_extent, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
 #if ANYMPI_HAVE_MPI_Type_get_extent_c
 ANYMPI_FWD(MPI_Type_get_extent_c, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
@@ -1526,7 +1544,6 @@ ANYMPI_FWD(MPI_Type_indexed_c, (count, c_i64p(array_of_blocklengths), c_i64p(arr
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_indexed_c, errh_self(), "not provided by this MPI", newtype)
 #endif
 ANYMPI_FWD(MPI_Type_match_size, (c_cin<cat::typeclass>(typeclass), size, c_hout(datatype)))
-ANYMPI_FWD(MPI_Type_set_attr, (c_hin(datatype), c_kv_in(type_keyval), attribute_val))
 ANYMPI_FWD(MPI_Type_set_name, (c_hin(datatype), type_name))
 ANYMPI_FWD(MPI_Type_size, (c_hin(datatype), size))
 #if ANYMPI_HAVE_MPI_Type_size_c
@@ -1599,7 +1616,6 @@ ANYMPI_FWD(MPI_Win_flush_all, (c_hin(win)))
 ANYMPI_FWD(MPI_Win_flush_local, (c_rank_in(rank), c_hin(win)))
 ANYMPI_FWD(MPI_Win_flush_local_all, (c_hin(win)))
 ANYMPI_FWD(MPI_Win_free, (c_hio(win)))
-ANYMPI_FWD(MPI_Win_free_keyval, (c_kv_io(win_keyval)))
 ANYMPI_FWD(MPI_Win_get_errhandler, (c_hin(win), c_hout(errhandler)))
 ANYMPI_FWD(MPI_Win_get_group, (c_hin(win), c_hout(group)))
 ANYMPI_FWD(MPI_Win_get_info, (c_hin(win), c_hout(info_used)))
@@ -1607,7 +1623,6 @@ ANYMPI_FWD(MPI_Win_get_name, (c_hin(win), win_name, resultlen))
 ANYMPI_FWD(MPI_Win_lock, (c_cin<cat::lock>(lock_type), c_rank_in(rank), c_bin<cat::assert_>(assert), c_hin(win)))
 ANYMPI_FWD(MPI_Win_lock_all, (c_bin<cat::assert_>(assert), c_hin(win)))
 ANYMPI_FWD(MPI_Win_post, (c_hin(group), c_bin<cat::assert_>(assert), c_hin(win)))
-ANYMPI_FWD(MPI_Win_set_attr, (c_hin(win), c_kv_in(win_keyval), attribute_val))
 ANYMPI_FWD(MPI_Win_set_errhandler, (c_hin(win), c_hin(errhandler)))
 ANYMPI_FWD(MPI_Win_set_info, (c_hin(win), c_hin(info)))
 ANYMPI_FWD(MPI_Win_set_name, (c_hin(win), win_name))

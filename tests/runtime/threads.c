@@ -1,0 +1,130 @@
+/* MPI_THREAD_MULTIPLE: four threads per rank at once, each on its own duplicate of
+ * MPI_COMM_WORLD -- point-to-point, collectives with user ops made in the thread, datatypes
+ * created and freed -- and four threads creating, using and freeing user ops in a tight loop
+ * (the runtime's callback records are shared by all threads).  Every result is checked. */
+#include "check.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+enum { nthreads = 4 };
+static int rank, size;
+static long op_cycles, stress_rounds;
+static MPI_Comm comms[nthreads];
+
+static void add_ints(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; ++i) ((int *)inout)[i] += ((const int *)in)[i];
+}
+static void max_ints(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int i = 0; i < *len; ++i)
+        if (((const int *)in)[i] > ((int *)inout)[i]) ((int *)inout)[i] = ((const int *)in)[i];
+}
+
+/* Checks from threads: counted atomically, reported once by the main thread. */
+static int thread_failures[nthreads];
+#define TCHECK(t, cond)                                                                            \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            if (thread_failures[t]++ < 5)                                                          \
+                fprintf(stderr, "%s:%d: [rank %d thread %d] FAILED: %s\n", __FILE__, __LINE__, rank, \
+                        t, #cond);                                                                 \
+        }                                                                                          \
+    } while (0)
+
+static void *op_loop(void *arg)
+{
+    int t = (int)(long)arg;
+    for (long i = 0; i < op_cycles; ++i) {
+        MPI_Op op;
+        int sum = (t + i) % 2 == 0;
+        if (MPI_Op_create(sum ? add_ints : max_ints, 1, &op) != MPI_SUCCESS) {
+            TCHECK(t, !"MPI_Op_create");
+            break;
+        }
+        int a[2] = {t, 5}, b[2] = {3, (int)(i % 7)};
+        TCHECK(t, MPI_Reduce_local(a, b, 2, MPI_INT, op) == MPI_SUCCESS);
+        TCHECK(t, b[0] == (sum ? t + 3 : (t > 3 ? t : 3)));
+        TCHECK(t, b[1] == (sum ? 5 + (int)(i % 7) : (5 > i % 7 ? 5 : (int)(i % 7))));
+        TCHECK(t, MPI_Op_free(&op) == MPI_SUCCESS && op == MPI_OP_NULL);
+    }
+    return NULL;
+}
+
+static void *stress(void *arg)
+{
+    int t = (int)(long)arg;
+    MPI_Comm c = comms[t];
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    for (long round = 0; round < stress_rounds; ++round) {
+        /* a ring exchange of a derived type made here */
+        MPI_Datatype pair;
+        TCHECK(t, MPI_Type_contiguous(2, MPI_INT, &pair) == MPI_SUCCESS);
+        TCHECK(t, MPI_Type_commit(&pair) == MPI_SUCCESS);
+        int out[2] = {rank * 1000 + t, (int)round}, in[2] = {-1, -1};
+        MPI_Request reqs[2];
+        MPI_Status st[2];
+        TCHECK(t, MPI_Irecv(in, 1, pair, left, t, c, &reqs[0]) == MPI_SUCCESS);
+        TCHECK(t, MPI_Isend(out, 1, pair, right, t, c, &reqs[1]) == MPI_SUCCESS);
+        TCHECK(t, MPI_Waitall(2, reqs, st) == MPI_SUCCESS);
+        TCHECK(t, in[0] == left * 1000 + t && in[1] == (int)round);
+        TCHECK(t, st[0].MPI_SOURCE == left && st[0].MPI_TAG == t);
+        TCHECK(t, MPI_Type_free(&pair) == MPI_SUCCESS);
+
+        /* a reduction with an op made here, on this thread's communicator */
+        MPI_Op op;
+        TCHECK(t, MPI_Op_create(add_ints, 1, &op) == MPI_SUCCESS);
+        int v = rank + (int)round, s = 0;
+        TCHECK(t, MPI_Allreduce(&v, &s, 1, MPI_INT, op, c) == MPI_SUCCESS);
+        TCHECK(t, s == size * (size - 1) / 2 + size * (int)round);
+        TCHECK(t, MPI_Op_free(&op) == MPI_SUCCESS);
+
+        int b = round % size == rank ? (int)round * 3 + t : -1;
+        TCHECK(t, MPI_Bcast(&b, 1, MPI_INT, (int)(round % size), c) == MPI_SUCCESS);
+        TCHECK(t, b == (int)round * 3 + t);
+    }
+    return NULL;
+}
+
+static void run_threads(void *(*fn)(void *))
+{
+    pthread_t th[nthreads];
+    for (long t = 0; t < nthreads; ++t) CHECK_FATAL(pthread_create(&th[t], NULL, fn, (void *)t) == 0);
+    for (int t = 0; t < nthreads; ++t) pthread_join(th[t], NULL);
+    for (int t = 0; t < nthreads; ++t) {
+        ++check_count_;
+        if (thread_failures[t]) check_report_(__FILE__, __LINE__, "a thread's checks failed (above)");
+        thread_failures[t] = 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    check_program_ = "threads";
+    int provided = -1;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "threads: MPI_Init_thread failed\n");
+        return 2;
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_EQ(provided, MPI_THREAD_MULTIPLE);
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    /* ANYMPI_TEST_SCALE: a quick pass (e.g. under a sanitizer) runs a fraction of the rounds */
+    const char *scale = getenv("ANYMPI_TEST_SCALE");
+    long div = scale && atol(scale) > 0 ? atol(scale) : 1;
+    op_cycles = 100000 / div;
+    stress_rounds = (size <= 2 ? 500 : 100) / div;
+
+    run_threads(op_loop);
+    for (int t = 0; t < nthreads; ++t) {
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]));
+        MPI_OK(MPI_Comm_set_errhandler(comms[t], MPI_ERRORS_RETURN));
+    }
+    run_threads(stress);
+    for (int t = 0; t < nthreads; ++t) MPI_OK(MPI_Comm_free(&comms[t]));
+    return check_finish();
+}

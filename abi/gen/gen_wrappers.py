@@ -493,6 +493,14 @@ NATIVE_SCOPE_EXTRA = {"MPI_Finalize", "MPI_Comm_free", "MPI_Comm_disconnect", "M
                       "MPI_Session_finalize", "MPI_Abort"}
 
 
+# Checks made before the native call, for what an MPI underneath may not check before it
+# faults (ANYMPI_FWD_IF; each check is 0 where the native MPI checks it itself, native.hpp).
+# MPI_IN_PLACE as a rooted reduction's sendbuf: MPICH 4.0.2 reads (void *)-1 at a non-root.
+FWD_CHECKS = {n: f'c_in_place_root("{n}", sendbuf, root, comm)'
+              for n in ("MPI_Reduce", "MPI_Reduce_c", "MPI_Ireduce", "MPI_Ireduce_c",
+                        "MPI_Reduce_init", "MPI_Reduce_init_c")}
+
+
 def native_scope(f):
     return f.name.startswith("MPI_File_") or f.name in NATIVE_SCOPE_EXTRA
 
@@ -534,6 +542,9 @@ def gen_backend(funcs, cls, haves, narrow):
         if how[0] == "generated":
             macro = "ANYMPI_FWD_NATIVE_SCOPE" if native_scope(f) else "ANYMPI_FWD"
             line = f"{macro}({f.name}, {how[1]})"
+            if f.name in FWD_CHECKS:
+                assert not native_scope(f), f.name
+                line = f"ANYMPI_FWD_IF({f.name}, {FWD_CHECKS[f.name]}, {how[1]})"
             unsup = unsupported_line(f, "not provided by this MPI")
             if f.name in haves[0][1] and f.name in haves[1][1]:
                 L.append(line)

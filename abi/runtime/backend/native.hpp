@@ -40,6 +40,15 @@ constexpr bool native_plugins_call_by_name = true;
 #else
 constexpr bool native_plugins_call_by_name = false;
 #endif
+// Whether the native MPI refuses MPI_IN_PLACE as the send buffer of a rooted reduction at a
+// rank other than the root (erroneous: MPI-4.1 6.9.1).  Open MPI 4.1 returns MPI_ERR_ARG;
+// MPICH 4.0.2 does not check and copies from its MPI_IN_PLACE, (void *)-1, so the backend
+// checks first there (c_in_place_root in backend.hpp).
+#if defined(ANYMPI_BACKEND_OPENMPI)
+constexpr bool native_checks_in_place_root = true;
+#else
+constexpr bool native_checks_in_place_root = false;
+#endif
 constexpr int toint_bias =
 #if defined(ANYMPI_BACKEND_OPENMPI)
     0x400;

@@ -487,6 +487,14 @@ def classify(funcs, manual):
     return out
 
 
+# Checks made before the native call, for what an MPI underneath may not check before it
+# faults (ANYMPI_FWD_IF; each check is 0 where the native MPI checks it itself, native.hpp).
+# MPI_IN_PLACE as a rooted reduction's sendbuf: MPICH 4.0.2 reads (void *)-1 at a non-root.
+FWD_CHECKS = {n: f'c_in_place_root("{n}", sendbuf, root, comm)'
+              for n in ("MPI_Reduce", "MPI_Reduce_c", "MPI_Ireduce", "MPI_Ireduce_c",
+                        "MPI_Reduce_init", "MPI_Reduce_init_c")}
+
+
 def unsupported_line(f, reason):
     obj = first_errh_object(f)
     if f.ret == "int":
@@ -523,6 +531,8 @@ def gen_backend(funcs, cls, haves, narrow):
         both = all(h[0] for h in haves)
         if how[0] == "generated":
             line = f"ANYMPI_FWD({f.name}, {how[1]})"
+            if f.name in FWD_CHECKS:
+                line = f"ANYMPI_FWD_IF({f.name}, {FWD_CHECKS[f.name]}, {how[1]})"
             unsup = unsupported_line(f, "not provided by this MPI")
             if f.name in haves[0][1] and f.name in haves[1][1]:
                 L.append(line)

@@ -189,6 +189,11 @@ static inline int check_under(void)
 #define QUIRK_MPICH_INFO_GET_TRUNCATE (check_under() == CHECK_UNDER_MPICH)
 /* MPICH 4.0.2's MPI_LASTUSEDCODE does not cover codes from MPI_Add_error_code. */
 #define QUIRK_MPICH_LASTUSEDCODE (check_under() == CHECK_UNDER_MPICH)
+/* MPICH 4.0.2 faults in a blocking MPI_Reduce with MPI_IN_PLACE at a root other than 0
+ * once the message exceeds 2048 bytes: its ch4 "composition alpha" passes MPI_IN_PLACE on
+ * as the send buffer of a non-root in the node-local reduce (pmodels/mpich#6540, fixed in
+ * 4.1.2 by pmodels/mpich#6543). */
+#define QUIRK_MPICH_REDUCE_IN_PLACE_ROOT (check_under() == CHECK_UNDER_MPICH)
 /* Open MPI 4.1.4 counts the terminating NUL in MPI_Get_library_version's resultlen. */
 #define QUIRK_OPENMPI_LIBRARY_VERSION_LEN (check_under() == CHECK_UNDER_OPENMPI)
 /* Open MPI 4.1.4 reports no truncation for a too-long message to self. */

@@ -219,6 +219,25 @@ int raise_error(errh_obj o, int abi_class, const char *msg)
     return raise_with(MPI_COMM_SELF, abi_class, msg, [](MPI_Comm c, int code) { MPI_Comm_call_errhandler(c, code); });
 }
 
+// MPI_IN_PLACE as a rooted reduction's send buffer (c_in_place_root): fine at the root, left
+// to the native MPI on an intercommunicator, with an invalid root and when the communicator
+// cannot be asked (it reports those itself); anywhere else MPI_ERR_BUFFER, the class MPICH
+// gives every misplaced MPI_IN_PLACE it does check ("recvbuf cannot be MPI_IN_PLACE").
+int in_place_not_root(const char *fn, int root, abi_Comm comm)
+{
+    const MPI_Comm c = to_native(comm);
+    int inter = 0, rank = -1, size = 0;
+    if (c == MPI_COMM_NULL || MPI_Comm_test_inter(c, &inter) != MPI_SUCCESS || inter ||
+        MPI_Comm_rank(c, &rank) != MPI_SUCCESS || MPI_Comm_size(c, &size) != MPI_SUCCESS ||
+        root < 0 || root >= size || rank == root)
+        return 0;
+    char msg[256];
+    std::snprintf(msg, sizeof msg,
+                  "%s: sendbuf is MPI_IN_PLACE at rank %d, which is not the root (%d): only the root "
+                  "may reduce in place", fn, rank, root);
+    return raise_error(errh_of(comm), ABI_ERR_BUFFER, msg);
+}
+
 }  // namespace anympi::backend
 
 // The module's one export: the dispatch table, in fn_index.h order.  The front hands over

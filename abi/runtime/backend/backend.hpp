@@ -446,6 +446,16 @@ inline void *c_buf(const void *p)
     if (p == reinterpret_cast<const void *>(ABI_IN_PLACE)) return MPI_IN_PLACE;
     return const_cast<void *>(p); // MPI_BOTTOM is 0 everywhere
 }
+// A rooted reduction's send buffer may be MPI_IN_PLACE at the root only.  Where the native MPI
+// does not check that (native.hpp), 0 or the error raised through comm's handler, before the
+// native call (ANYMPI_FWD_IF); a compare and nothing else unless sendbuf is MPI_IN_PLACE.
+int in_place_not_root(const char *fn, int root, abi_Comm comm);
+inline int c_in_place_root(const char *fn, const void *sendbuf, int root, abi_Comm comm)
+{
+    if constexpr (native_checks_in_place_root) return 0;
+    if (sendbuf != reinterpret_cast<const void *>(ABI_IN_PLACE)) return 0;
+    return in_place_not_root(fn, root, comm);
+}
 inline int *c_weights(const int *p)
 {
     if (p == reinterpret_cast<const int *>(ABI_UNWEIGHTED)) return MPI_UNWEIGHTED;
@@ -514,6 +524,13 @@ template <class A> A null_of()
 
 #define ANYMPI_FWD(name, args) \
     ANYMPI_SIG_##name { return ::anympi::backend::c_ret(name args); }
+// The same after a check the native MPI lacks: check is 0, or the error it raised.
+#define ANYMPI_FWD_IF(name, check, args)                                                           \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        if (const int e_ = (check)) return e_;                                                     \
+        return ::anympi::backend::c_ret(name args);                                                \
+    }
 #define ANYMPI_UNSUPPORTED(name, obj, reason) \
     ANYMPI_SIG_##name { return ::anympi::backend::raise_error(obj, ABI_ERR_UNSUPPORTED_OPERATION, #name ": " reason); }
 #define ANYMPI_NULL_OUT(p) ::anympi::backend::set_null(p);

@@ -873,9 +873,9 @@ ANYMPI_NARROW(MPI_Irecv_c, MPI_Irecv, errh_of(comm), c_fits_int(count), (c_buf(b
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Irecv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Ireduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Ireduce, c_in_place_root("MPI_Ireduce", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ireduce_c
-ANYMPI_FWD(MPI_Ireduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce
 ANYMPI_NARROW(MPI_Ireduce_c, MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
@@ -1168,21 +1168,21 @@ ANYMPI_NARROW(MPI_Recv_init_c, MPI_Recv_init, errh_of(comm), c_fits_int(count), 
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Recv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Reduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Reduce, c_in_place_root("MPI_Reduce", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Reduce_c
-ANYMPI_FWD(MPI_Reduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Reduce
 ANYMPI_NARROW(MPI_Reduce_c, MPI_Reduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init
-ANYMPI_FWD(MPI_Reduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Reduce_init, c_in_place_root("MPI_Reduce_init", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init_c
-ANYMPI_FWD(MPI_Reduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Reduce_init
 ANYMPI_NARROW(MPI_Reduce_init_c, MPI_Reduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else

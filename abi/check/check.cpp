@@ -96,9 +96,14 @@ struct type_sig {
   std::int64_t bytes = 0;
 };
 
-std::unordered_map<MPI_Datatype, std::shared_ptr<const type_sig>> g_sigs;
+// What a pending operation holds: the signature of its datatype as it was when posted. The
+// program may free the datatype before the operation completes (MPI-4.1 section 5.1.10: that
+// does not affect it), and its handle may then name another type or nothing.
+using sig_ptr = std::shared_ptr<const type_sig>;
 
-std::shared_ptr<const type_sig> sig_of(MPI_Datatype t) {
+std::unordered_map<MPI_Datatype, sig_ptr> g_sigs;
+
+sig_ptr sig_of(MPI_Datatype t) {
   {
     std::lock_guard<std::recursive_mutex> l(g_mu);
     auto it = g_sigs.find(t);
@@ -178,20 +183,22 @@ struct crec {
 };
 static_assert(sizeof(crec) == 40, "docs/check.md gives the compact record's size");
 
-crec compact(std::int64_t count, MPI_Datatype t, int rank = -1, int idx = 0) {
+crec compact(std::int64_t count, const type_sig& s, int rank = -1, int idx = 0) {
   crec r;
   r.rank = rank, r.idx = idx;
-  auto s = sig_of(t);
-  if (!s->known) {
+  if (!s.known) {
     r.flags = w_unknown;
     return r;
   }
-  r.flags = w_valid | (s->packed ? std::uint32_t{w_packed} : 0u);
-  const seg all = power(s->inst, count);
+  r.flags = w_valid | (s.packed ? std::uint32_t{w_packed} : 0u);
+  const seg all = power(s.inst, count);
   r.hash = all.h;
   r.elements = all.len;
-  r.bytes = at::detail::sat_mul(s->bytes, count);
+  r.bytes = at::detail::sat_mul(s.bytes, count);
   return r;
+}
+crec compact(std::int64_t count, MPI_Datatype t, int rank = -1, int idx = 0) {
+  return compact(count, *sig_of(t), rank, idx);
 }
 // Equal signatures, as a collective needs them (MPI_PACKED: equal bytes).
 bool same(const crec& a, const crec& b) {
@@ -200,24 +207,24 @@ bool same(const crec& a, const crec& b) {
   return a.elements == b.elements && a.hash == b.hash;
 }
 
-wire make_wire(std::int64_t count, MPI_Datatype t) {
+wire make_wire(std::int64_t count, const type_sig& s) {
   wire w{};
-  const crec h = compact(count, t);
+  const crec h = compact(count, s);
   w.flags = h.flags;
   if (h.flags & w_unknown) return w;
-  auto s = sig_of(t);
   w.hash = h.hash;
   w.elements = h.elements;
   w.bytes = h.bytes;
   w.count = count;
-  w.nruns = static_cast<std::int32_t>(s->one.runs.size());
+  w.nruns = static_cast<std::int32_t>(s.one.runs.size());
   for (int i = 0; i < w.nruns && i < k_wire_runs; ++i) {
-    std::snprintf(w.runs[i].type, sizeof w.runs[i].type, "%s", s->one.runs[i].type.c_str());
-    w.runs[i].size = s->one.runs[i].size;
-    w.runs[i].length = s->one.runs[i].length;
+    std::snprintf(w.runs[i].type, sizeof w.runs[i].type, "%s", s.one.runs[i].type.c_str());
+    w.runs[i].size = s.one.runs[i].size;
+    w.runs[i].length = s.one.runs[i].length;
   }
   return w;
 }
+wire make_wire(std::int64_t count, MPI_Datatype t) { return make_wire(count, *sig_of(t)); }
 wire none_wire() {
   wire w{};
   w.flags = w_none;
@@ -261,22 +268,27 @@ std::string mismatch(const wire& send, const wire& recv, bool exact) {
 }
 
 // A receive of (count, t) against what the sender sent; the receive may be larger.
-std::string mismatch_recv(const wire& sent, std::int64_t count, MPI_Datatype t, wire& posted) {
-  posted = make_wire(count, t);
+std::string mismatch_recv(const wire& sent, std::int64_t count, const type_sig& s, wire& posted) {
+  posted = make_wire(count, s);
   if ((sent.flags | posted.flags) & (w_unknown | w_none)) return "";
-  if (!((sent.flags | posted.flags) & w_packed) && sent.elements <= posted.elements) {
-    auto s = sig_of(t);
-    if (prefix(*s, count, sent.elements).h == sent.hash) return "";
-  }
+  if (!((sent.flags | posted.flags) & w_packed) && sent.elements <= posted.elements &&
+      prefix(s, count, sent.elements).h == sent.hash)
+    return "";
   return mismatch(sent, posted, false);
 }
 
-// Shadow sends in flight (nonblocking: a shadow never blocks the program's own sends).
+// Shadow sends in flight (nonblocking: a shadow never blocks the program's own sends). The
+// shadow of a nonblocking or persistent send is *held* until the program completes that
+// send: held, it is neither tested nor freed, so that it can still be cancelled if the send
+// turns out cancelled (an MPI may complete a small send locally and still cancel it at the
+// receiver; a completed request could no longer be cancelled).
 struct pending_send {
-  MPI_Request req;
-  std::unique_ptr<wire> buf;
+  MPI_Request req = MPI_REQUEST_NULL;
+  wire buf;
+  bool held = false;
 };
-std::vector<pending_send> g_pending;
+using shadow_ptr = std::shared_ptr<pending_send>;
+std::vector<shadow_ptr> g_pending;
 
 // ------------------------------------------------------------------------------------------
 // Point-to-point signatures
@@ -286,45 +298,74 @@ void sweep_pending() {
   std::size_t k = 0;
   for (auto& p : g_pending) {
     int done = 0;
-    NX(MPI_Test)(&p.req, &done, MPI_STATUS_IGNORE);
+    if (!p->held) NX(MPI_Test)(&p->req, &done, MPI_STATUS_IGNORE);
     if (!done) g_pending[k++] = std::move(p);
   }
   g_pending.resize(k);
 }
 
-void send_shadow(MPI_Comm c, std::int64_t count, MPI_Datatype t, int dest, int tag) {
-  if (!g_signatures || dest == MPI_PROC_NULL) return;
-  const comm_state s = state_of(c);
-  if (s.shadow == MPI_COMM_NULL) return;
-  auto w = std::make_unique<wire>(make_wire(count, t));
+// Posts the shadow of a send of (count, s) to dest; held: see pending_send. Returns it, or
+// nullptr where nothing was posted.
+shadow_ptr send_shadow(MPI_Comm c, std::int64_t count, const type_sig& s, int dest, int tag, bool held = false) {
+  if (!g_signatures || dest == MPI_PROC_NULL) return nullptr;
+  const comm_state cs = state_of(c);
+  if (cs.shadow == MPI_COMM_NULL) return nullptr;
+  auto p = std::make_shared<pending_send>();
+  p->buf = make_wire(count, s);
+  p->held = held;
   std::lock_guard<std::recursive_mutex> l(g_mu);
   sweep_pending();
-  pending_send p{MPI_REQUEST_NULL, std::move(w)};
-  if (NX(MPI_Isend)(p.buf.get(), sizeof(wire), MPI_BYTE, dest, tag, s.shadow, &p.req) == MPI_SUCCESS)
-    g_pending.push_back(std::move(p));
+  if (NX(MPI_Isend)(&p->buf, sizeof(wire), MPI_BYTE, dest, tag, cs.shadow, &p->req) != MPI_SUCCESS) return nullptr;
+  g_pending.push_back(p);
+  return p;
+}
+shadow_ptr send_shadow(MPI_Comm c, std::int64_t count, MPI_Datatype t, int dest, int tag, bool held = false) {
+  if (!g_signatures || dest == MPI_PROC_NULL) return nullptr;
+  return send_shadow(c, count, *sig_of(t), dest, tag, held);
 }
 
-// The receive of (count, t) on c completed with *st: fetch and compare the sender's signature.
+// The program's send that a held shadow goes with has completed (st) or was freed: a
+// cancelled send's message never arrives, so neither may its shadow (else the next receive
+// from this source with this tag would take it, and its own would never be received: a hang
+// where the MPI completes a shadow only once it is received, as MPICH does for a message to
+// itself). Then the shadow is swept like any other.
+void release_shadow(const shadow_ptr& p, const MPI_Status* st) {
+  if (!p) return;
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  if (!p->held) return;
+  int cancelled = 0;
+  if (st) NX(MPI_Test_cancelled)(st, &cancelled);
+  if (cancelled) NX(MPI_Cancel)(&p->req);
+  p->held = false;
+}
+
+// The receive of (count, s) on c completed with *st: fetch and compare the sender's signature.
 // `report`: false when the MPI already failed the receive (truncation...): the shadow is only
 // consumed, so that the next pair stays in step.
-int recv_shadow(const char* fn, MPI_Comm c, std::int64_t count, MPI_Datatype t, const MPI_Status& st, bool report = true) {
+int recv_shadow(const char* fn, MPI_Comm c, std::int64_t count, const type_sig& s, const MPI_Status& st,
+                bool report = true) {
   if (!g_signatures || st.MPI_SOURCE == MPI_PROC_NULL || st.MPI_SOURCE < 0) return MPI_SUCCESS;
-  const comm_state s = state_of(c);
-  if (s.shadow == MPI_COMM_NULL) return MPI_SUCCESS;
+  const comm_state cs = state_of(c);
+  if (cs.shadow == MPI_COMM_NULL) return MPI_SUCCESS;
   int cancelled = 0;
   NX(MPI_Test_cancelled)(&st, &cancelled);
   if (cancelled) return MPI_SUCCESS;
   wire sent{};
-  if (NX(MPI_Recv)(&sent, sizeof sent, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, s.shadow, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+  if (NX(MPI_Recv)(&sent, sizeof sent, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, cs.shadow, MPI_STATUS_IGNORE) != MPI_SUCCESS)
     return MPI_SUCCESS;
   if (!report) return MPI_SUCCESS;
   wire posted;
-  std::string why = mismatch_recv(sent, count, t, posted);
+  std::string why = mismatch_recv(sent, count, s, posted);
   if (why.empty()) return MPI_SUCCESS;
   return raise(c, MPI_ERR_TYPE,
                "rank " + std::to_string(st.MPI_SOURCE) + " sent " + words(sent) + " with tag " + std::to_string(st.MPI_TAG) +
-                   " on " + comm_words(c) + ", rank " + std::to_string(s.rank) + " posted " + words(posted) + " (" + fn +
+                   " on " + comm_words(c) + ", rank " + std::to_string(cs.rank) + " posted " + words(posted) + " (" + fn +
                    "): " + why);
+}
+// A blocking receive: its datatype is valid throughout the call.
+int recv_shadow(const char* fn, MPI_Comm c, std::int64_t count, MPI_Datatype t, const MPI_Status& st, bool report = true) {
+  if (!g_signatures || st.MPI_SOURCE == MPI_PROC_NULL || st.MPI_SOURCE < 0) return MPI_SUCCESS;
+  return recv_shadow(fn, c, count, *sig_of(t), st, report);
 }
 
 // Nonblocking and persistent collectives: the shadow exchange started with them (below).
@@ -334,14 +375,16 @@ bool coll_ready(nb_coll& k);
 
 // Nonblocking and persistent requests the checker must follow to their completion.
 struct req_info {
-  enum kind_t { recv, psend, precv, pprecv, coll, pcoll } kind = recv;  // pprecv: partitioned
+  // send: a nonblocking send with its held shadow; pprecv: partitioned receive
+  enum kind_t { send, recv, psend, precv, pprecv, coll, pcoll } kind = recv;
   const char* fn = "";
   MPI_Comm comm = MPI_COMM_NULL;
   std::int64_t count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
+  sig_ptr sig;            // point-to-point: the datatype's signature when posted
   int peer = 0, tag = 0;  // persistent sends, partitioned receives; receives: the posted source
   std::uint64_t seq = 0;  // posting order
   std::shared_ptr<nb_coll> nb;  // coll, pcoll: the signature exchange
+  shadow_ptr shadow;            // send, psend: the shadow of the send in progress
 };
 std::unordered_map<MPI_Request, req_info> g_reqs;
 std::unordered_map<MPI_Message, MPI_Comm> g_msgs;  // matched probes: the message's communicator
@@ -368,21 +411,26 @@ void untrack(MPI_Request r) {
 
 // A request completed with st (its handle was `was`): check it, forget it unless persistent.
 int completed(MPI_Request was, const req_info& i, const MPI_Status& st, bool ok = true) {
-  if (i.kind == req_info::psend) return MPI_SUCCESS;
+  if (i.kind == req_info::send || i.kind == req_info::psend) {
+    if (i.kind == req_info::send) untrack(was);
+    release_shadow(i.shadow, &st);
+    return MPI_SUCCESS;
+  }
   if (i.nb) {
     if (i.kind == req_info::coll) untrack(was);
     return finish_coll(*i.nb, ok);
   }
+  if (!i.sig) return MPI_SUCCESS;
   if (i.kind == req_info::pprecv) {  // its peer and tag are fixed at the init
     MPI_Status ps = st;
     ps.MPI_SOURCE = i.peer, ps.MPI_TAG = i.tag;
-    return recv_shadow(i.fn, i.comm, i.count, i.type, ps, ok);
+    return recv_shadow(i.fn, i.comm, i.count, *i.sig, ps, ok);
   }
   if (i.kind == req_info::recv) untrack(was);
   // from MPI_PROC_NULL nothing came (MPICH 4.0 leaves such a status' MPI_SOURCE unset in the
   // multiple completions)
   if (i.peer == MPI_PROC_NULL) return MPI_SUCCESS;
-  return recv_shadow(i.fn, i.comm, i.count, i.type, st, ok);
+  return recv_shadow(i.fn, i.comm, i.count, *i.sig, st, ok);
 }
 
 // ---- wrappers. `C` is int or MPI_Count (the _c forms).
@@ -406,8 +454,12 @@ int isend_common(const char* fn, const void* b, C n, MPI_Datatype t, int dest, i
                  bool persistent) {
   int rc = reinterpret_cast<isend_fn<C>>(g_next[Ix])(b, n, t, dest, tag, c, r);
   if (rc != MPI_SUCCESS) return rc;
-  if (persistent) track(*r, {req_info::psend, fn, c, static_cast<std::int64_t>(n), t, dest, tag, 0, nullptr});
-  else send_shadow(c, n, t, dest, tag);
+  if (!g_signatures || dest == MPI_PROC_NULL) return rc;
+  if (persistent) {  // its shadow goes with every start; the datatype may be freed before
+    track(*r, {req_info::psend, fn, c, static_cast<std::int64_t>(n), sig_of(t), dest, tag, 0, nullptr, nullptr});
+  } else if (auto sh = send_shadow(c, n, t, dest, tag, true)) {
+    track(*r, {req_info::send, fn, c, static_cast<std::int64_t>(n), nullptr, dest, tag, 0, nullptr, std::move(sh)});
+  }
   return rc;
 }
 template <int Ix, class C>
@@ -428,7 +480,8 @@ template <int Ix, class C>
 int irecv_common(const char* fn, void* b, C n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request* r, bool persistent) {
   int rc = reinterpret_cast<irecv_fn<C>>(g_next[Ix])(b, n, t, src, tag, c, r);
   if (rc == MPI_SUCCESS && g_signatures)
-    track(*r, {persistent ? req_info::precv : req_info::recv, fn, c, static_cast<std::int64_t>(n), t, src, 0, 0, nullptr});
+    track(*r, {persistent ? req_info::precv : req_info::recv, fn, c, static_cast<std::int64_t>(n), sig_of(t), src, 0, 0,
+               nullptr, nullptr});
   return rc;
 }
 
@@ -564,7 +617,7 @@ int imrecv_common(const char* fn, void* b, C n, MPI_Datatype t, MPI_Message* m, 
   using F = int (*)(void*, C, MPI_Datatype, MPI_Message*, MPI_Request*);
   int rc = reinterpret_cast<F>(g_next[Ix])(b, n, t, m, r);
   if (rc == MPI_SUCCESS && c != MPI_COMM_NULL && g_signatures)
-    track(*r, {req_info::recv, fn, c, static_cast<std::int64_t>(n), t, 0, 0, 0, nullptr});
+    track(*r, {req_info::recv, fn, c, static_cast<std::int64_t>(n), sig_of(t), 0, 0, 0, nullptr, nullptr});
   return rc;
 }
 int w_MPI_Imrecv(void* b, int n, MPI_Datatype t, MPI_Message* m, MPI_Request* r) {
@@ -577,7 +630,11 @@ int w_MPI_Imrecv_c(void* b, MPI_Count n, MPI_Datatype t, MPI_Message* m, MPI_Req
 // ---- starting persistent sends: the shadow goes with every start
 int started(MPI_Request r) {
   req_info i;
-  if (lookup(r, i) && i.kind == req_info::psend) send_shadow(i.comm, i.count, i.type, i.peer, i.tag);
+  if (!lookup(r, i) || i.kind != req_info::psend || !i.sig) return MPI_SUCCESS;
+  auto sh = send_shadow(i.comm, i.count, *i.sig, i.peer, i.tag, true);
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  auto it = g_reqs.find(r);
+  if (it != g_reqs.end()) it->second.shadow = std::move(sh);
   return MPI_SUCCESS;
 }
 int w_MPI_Start(MPI_Request* r) {
@@ -599,6 +656,7 @@ int w_MPI_Request_free(MPI_Request* r) {
   int rc = NX(MPI_Request_free)(r);
   if (rc != MPI_SUCCESS) return rc;
   untrack(was);
+  if (known) release_shadow(i.shadow, nullptr);  // a freed send can no longer be cancelled
   if (known && i.nb && !coll_ready(*i.nb)) {  // its exchange goes on: keep the buffers
     std::lock_guard<std::recursive_mutex> l(g_mu);
     g_orphans.push_back(i.nb);
@@ -1478,25 +1536,14 @@ void install_collectives() {
 // (the receiving side may be larger); accumulates need the same basic types, which equal
 // signatures imply. Reported through the window's error handler.
 
-MPI_Comm g_quiet = MPI_COMM_NULL;  // MPI_COMM_SELF's dup with MPI_ERRORS_RETURN: makes the code
-
-int raise_win(MPI_Win win, const std::string& msg) {
-  {
-    std::lock_guard<std::recursive_mutex> l(g_mu);
-    if (g_quiet == MPI_COMM_NULL && NX(MPI_Comm_dup)(MPI_COMM_SELF, &g_quiet) == MPI_SUCCESS)
-      NX(MPI_Comm_set_errhandler)(g_quiet, MPI_ERRORS_RETURN);
-  }
-  const int code = raise(g_quiet, MPI_ERR_TYPE, msg);
-  NX(MPI_Win_call_errhandler)(win, code);
-  return code;
-}
+int raise_win(MPI_Win win, const std::string& msg) { return raise_at(anympi_check::at(win), MPI_ERR_TYPE, msg); }
 
 int rma_check(const char* fn, MPI_Win win, int target, const char* what, std::int64_t sn, MPI_Datatype st,
               std::int64_t rn, MPI_Datatype rt) {
   if (target == MPI_PROC_NULL) return MPI_SUCCESS;
   wire posted;
   const wire sent = make_wire(sn, st);
-  const std::string why = mismatch_recv(sent, rn, rt, posted);
+  const std::string why = mismatch_recv(sent, rn, *sig_of(rt), posted);
   if (why.empty()) return MPI_SUCCESS;
   int me = -1;
   MPI_Group g;
@@ -1544,7 +1591,7 @@ struct part_w<Name, Ix, Send, int (*)(A...)> {
     if (rc != MPI_SUCCESS || !g_signatures || ARG(4) == MPI_PROC_NULL) return rc;
     req_info i;
     i.kind = Send ? req_info::psend : req_info::pprecv;
-    i.fn = Name.s, i.comm = ARG(6), i.type = ARG(3), i.peer = ARG(4), i.tag = ARG(5);
+    i.fn = Name.s, i.comm = ARG(6), i.sig = sig_of(ARG(3)), i.peer = ARG(4), i.tag = ARG(5);
     i.count = at::detail::sat_mul(static_cast<std::int64_t>(ARG(1)), static_cast<std::int64_t>(ARG(2)));
     track(*ARG(8), i);
     return rc;
@@ -1720,11 +1767,10 @@ int w_MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 int w_MPI_Finalize() {
   {
     std::lock_guard<std::recursive_mutex> l(g_mu);
-    for (auto& p : g_pending) NX(MPI_Wait)(&p.req, MPI_STATUS_IGNORE);
+    for (auto& p : g_pending) NX(MPI_Wait)(&p->req, MPI_STATUS_IGNORE);
     g_pending.clear();
     for (auto& k : g_orphans) finish_coll(*k, false);
     g_orphans.clear();
-    if (g_quiet != MPI_COMM_NULL) NX(MPI_Comm_free)(&g_quiet);
     std::vector<std::pair<std::uint64_t, MPI_Comm>> shadows;
     for (auto& [c, s] : g_comms)
       if (s.shadow != MPI_COMM_NULL) shadows.push_back({s.seq, s.shadow});

@@ -179,7 +179,7 @@ void released(hkind k, std::uintptr_t v, const char* fn) {
 
 // ------------------------------------------------------------------------------------------
 // Raising an error: a new error code of the right class whose string is the message
-// (MPI_Error_string gives it back), printed once on stderr, through the handler of `comm`.
+// (MPI_Error_string gives it back), printed once on stderr, through the handler of the object.
 
 // The codes come from MPI_Add_error_code (so they are the MPI's own, of the right class), but
 // their strings are kept here and answered by the MPI_Error_string wrapper: MPICH 4.0 gives a
@@ -206,21 +206,72 @@ int new_code(int error_class, const std::string& msg, bool print) {
   return code;
 }
 
-int raise(MPI_Comm comm, int error_class, const std::string& msg, bool print) {
-  const int code = new_code(error_class, msg, print);
-  NX(MPI_Comm_call_errhandler)(comm, code);
-  return code;
+// The handler of w, as the MPI holds it (not through the generated wrappers: the checker's
+// own look-up hands out and takes back nothing the program could see).
+MPI_Errhandler handler_of(where_t w) {
+  MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+  switch (w.kind) {
+    case hkind::win: NX(MPI_Win_get_errhandler)(reinterpret_cast<MPI_Win>(w.h), &eh); break;
+    case hkind::file: NX(MPI_File_get_errhandler)(reinterpret_cast<MPI_File>(w.h), &eh); break;
+    case hkind::session: NX(MPI_Session_get_errhandler)(reinterpret_cast<MPI_Session>(w.h), &eh); break;
+    default: NX(MPI_Comm_get_errhandler)(reinterpret_cast<MPI_Comm>(w.h), &eh); break;
+  }
+  // a get hands out a reference: give back the program's own handlers (the predefined ones
+  // are never freed, which Open MPI would refuse)
+  MPI_Errhandler held = eh;
+  if (bits(held) >= k_predefined_limit) NX(MPI_Errhandler_free)(&held);
+  return eh;
 }
 
-int raise_at(where_t w, int error_class, const std::string& msg) {
-  const int code = new_code(error_class, msg, true);
+void call_handler(where_t w, int code) {
   switch (w.kind) {
     case hkind::win: NX(MPI_Win_call_errhandler)(reinterpret_cast<MPI_Win>(w.h), code); break;
     case hkind::file: NX(MPI_File_call_errhandler)(reinterpret_cast<MPI_File>(w.h), code); break;
     case hkind::session: NX(MPI_Session_call_errhandler)(reinterpret_cast<MPI_Session>(w.h), code); break;
     default: NX(MPI_Comm_call_errhandler)(reinterpret_cast<MPI_Comm>(w.h), code); break;
   }
-  return code;
+}
+
+// The classes the checker raises that are newer than the MPIs underneath: the backend adds them
+// as classes of the MPI's own, without a string, so a fatal handler would print an empty
+// line. Each gets its standard name once, where the MPI has no string for it.
+void name_new_class(int error_class) {
+  static const struct {
+    int cls;
+    const char* words;
+  } k_new[] = {{MPI_ERR_SESSION, "MPI_ERR_SESSION: invalid session"},
+               {MPI_ERR_ERRHANDLER, "MPI_ERR_ERRHANDLER: invalid error handler"}};
+  static std::unordered_set<int> named;
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  for (const auto& n : k_new) {
+    if (n.cls != error_class || !named.insert(error_class).second) continue;
+    char s[MPI_MAX_ERROR_STRING] = {};
+    int len = 0;
+    if (NX(MPI_Error_string)(error_class, s, &len) == MPI_SUCCESS && len == 0)
+      NX(MPI_Add_error_string)(error_class, n.words);
+  }
+}
+
+int raise_at(where_t w, int error_class, const std::string& msg, bool print) {
+  const int code = new_code(error_class, msg, print);
+  const MPI_Errhandler eh = handler_of(w);
+  if (eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT) {
+    call_handler(w, code);  // returns, or the program's own handler runs with our code
+    return code;
+  }
+  // A fatal handler is the MPI's own: it prints its rendering of what it is given and ends the
+  // run with it. Given our code (added to a predefined class) it would print a string that is
+  // not ours (MPICH 4.0 reads the code's index as one of its internal messages: "Network type
+  // AF_INET invalid in call to inet_pton"; Open MPI prints a blank line) and exit with the
+  // code's low byte (98 on Open MPI). Given the class (which the backend turns into the MPI's
+  // own), it renders the error our report just described and exits as for that error of its own.
+  name_new_class(error_class);
+  call_handler(w, error_class);
+  return code;  // not reached with the MPIs underneath
+}
+
+int raise(MPI_Comm comm, int error_class, const std::string& msg, bool print) {
+  return raise_at(at(comm), error_class, msg, print);
 }
 
 int w_MPI_Error_string(int code, char* s, int* len) {

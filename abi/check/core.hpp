@@ -98,7 +98,7 @@ inline where_t at_self() { return at(MPI_COMM_SELF); }
 
 // ---- raising an error (a new code of the right class, its string answered by the wrappers)
 int raise(MPI_Comm comm, int error_class, const std::string& msg, bool print = true);
-int raise_at(where_t w, int error_class, const std::string& msg);
+int raise_at(where_t w, int error_class, const std::string& msg, bool print = true);
 int w_MPI_Error_string(int code, char* s, int* len);
 int w_MPI_Error_class(int code, int* cls);
 

@@ -94,6 +94,15 @@ def null_ok(fn, p, kind):
     return False
 
 
+# Arguments significant only when a condition on another holds (a C++ expression).
+SIGNIFICANT_IF = {
+    # MPI-4.1 section 12.3.4: with MPI_NO_OP the origin buffer, count and datatype are
+    # ignored (a program may pass NULL, 0, MPI_DATATYPE_NULL)
+    (f, p): "op != MPI_NO_OP"
+    for f in ("MPI_Get_accumulate", "MPI_Get_accumulate_c", "MPI_Rget_accumulate", "MPI_Rget_accumulate_c")
+    for p in ("origin_count", "origin_datatype")
+}
+
 # The argument whose ranks a rank argument names, where that is not the function's 'comm'
 # (or else 'group').
 RANK_SPACE = {
@@ -176,6 +185,8 @@ class Gen:
                 conds.append(f"{buf} != MPI_IN_PLACE")
         if self.has_comm and "root" in self.by and root_only(self.fn, p):
             conds.append("x_root")
+        if (self.fn.name, p.name) in SIGNIFICANT_IF:
+            conds.append(SIGNIFICANT_IF[(self.fn.name, p.name)])
         return " && ".join(conds) or None
 
     def add(self, p, stmt):

@@ -2,6 +2,7 @@
 // error-raising helper.  Shared by every native MPI; see native.hpp for what differs.
 #include "backend.hpp"
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -90,6 +91,15 @@ int err_out_created(int n)
     return n;
 }
 
+// What the user added, in the ABI's numbering (anympi's own classes and codes never count).
+static std::atomic<int> user_last_code{ABI_ERR_LASTCODE};
+void note_user_code(int abi_code)
+{
+    int was = user_last_code.load(std::memory_order_relaxed);
+    while (abi_code > was && !user_last_code.compare_exchange_weak(was, abi_code, std::memory_order_relaxed)) {}
+}
+int last_used_code() { return user_last_code.load(std::memory_order_relaxed); }
+
 static int created_class_for(int abi_class)
 {
     std::lock_guard<std::mutex> g(created_mutex);
@@ -125,9 +135,18 @@ void status_out(const MPI_Status &n, abi_Status *a)
 void status_in(const abi_Status *a, MPI_Status &n)
 {
     n.MPI_SOURCE = rank_in(a->MPI_SOURCE);
-    n.MPI_TAG = a->MPI_TAG >= 0 ? a->MPI_TAG : tag_in(a->MPI_TAG);
+    n.MPI_TAG = tag_in(a->MPI_TAG);
     n.MPI_ERROR = err_in(a->MPI_ERROR);
     load_hidden(a->MPI_internal, n);
+}
+// After a native call on a status staged by status_in(a, n): *a is still the caller's, so
+// each native field is compared with what status_in made of the caller's field.
+void status_back(const MPI_Status &n, abi_Status *a)
+{
+    if (n.MPI_SOURCE != rank_in(a->MPI_SOURCE)) a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
+    if (n.MPI_TAG != tag_in(a->MPI_TAG)) a->MPI_TAG = tag_out(n.MPI_TAG);
+    if (n.MPI_ERROR != err_in(a->MPI_ERROR)) a->MPI_ERROR = err_out(n.MPI_ERROR);
+    save_hidden(n, a->MPI_internal); // unchanged hidden fields round-trip to the same bits
 }
 
 // ---------------------------------------------------------------- what is held for requests

@@ -401,6 +401,9 @@ inline int err_in(int a)
     return a;
 }
 inline int c_errc_in(int a) { return err_in(a); }
+// MPI_LASTUSEDCODE: the largest class or code the user added, at least MPI_ERR_LASTCODE.
+void note_user_code(int abi_code);
+int last_used_code();
 struct errc_proxy {
     int *p;
     operator int *() const { return p; }
@@ -414,29 +417,41 @@ inline long c_ret(long a) { return a; }
 inline long long c_ret(long long a) { return a; }
 
 // ---------------------------------------------------------------- statuses
+// The native MPI writes a status only where a request completed or a message was found (not
+// for Iprobe/Improbe or a Test that found nothing, nor past Waitsome's outcount), and some
+// fields only in some calls (MPI_ERROR: per MPI and per call).  So the native status is staged
+// from the caller's (status_in), and after the call status_back converts only the fields the
+// native MPI changed; every other field keeps the caller's ABI value.  The caller's status is
+// untouched during the call, so the staged values are recomputed from it, not stored.
 void status_out(const MPI_Status &n, abi_Status *a);
 void status_in(const abi_Status *a, MPI_Status &n);
+void status_back(const MPI_Status &n, abi_Status *a);
 struct st_proxy {
     abi_Status *p;
     MPI_Status n;
     bool back;
+    st_proxy(abi_Status *a, bool back_) : p(a), back(back_) { if (p) status_in(p, n); }
+    st_proxy(const st_proxy &) = delete;
+    st_proxy &operator=(const st_proxy &) = delete;
     operator MPI_Status *() { return p ? &n : MPI_STATUS_IGNORE; }
-    ~st_proxy() { if (p && back) status_out(n, p); }
+    ~st_proxy() { if (p && back) status_back(n, p); }
 };
-inline st_proxy c_st_out(abi_Status *p) { st_proxy s{p, {}, true}; return s; }
-inline st_proxy c_st_io(abi_Status *p) { st_proxy s{p, {}, true}; if (p) status_in(p, s.n); return s; }
-inline st_proxy c_st_in(const abi_Status *p)
-{
-    st_proxy s{const_cast<abi_Status *>(p), {}, false};
-    if (p) status_in(p, s.n);
-    return s;
-}
+inline st_proxy c_st_out(abi_Status *p) { return st_proxy(p, true); }
+inline st_proxy c_st_io(abi_Status *p) { return st_proxy(p, true); }
+inline st_proxy c_st_in(const abi_Status *p) { return st_proxy(const_cast<abi_Status *>(p), false); }
+// Arrays: every entry staged; n (which Waitsome/Testsome lower to outcount after the call)
+// entries converted back.
 struct sts_proxy {
     abi_Status *p; long n;
     stage<MPI_Status> s;
-    sts_proxy(abi_Status *a, long n_) : p(a), n(n_ < 0 ? 0 : n_), s(a ? n : 0) {}
+    sts_proxy(abi_Status *a, long n_) : p(a), n(n_ < 0 ? 0 : n_), s(a ? n : 0)
+    {
+        if (p) for (long i = 0; i < n; ++i) status_in(p + i, s.ptr[i]);
+    }
+    sts_proxy(const sts_proxy &) = delete;
+    sts_proxy &operator=(const sts_proxy &) = delete;
     operator MPI_Status *() { return p ? s.ptr : MPI_STATUSES_IGNORE; }
-    ~sts_proxy() { if (p) for (long i = 0; i < n; ++i) status_out(s.ptr[i], p + i); }
+    ~sts_proxy() { if (p) for (long i = 0; i < n; ++i) status_back(s.ptr[i], p + i); }
 };
 inline sts_proxy c_sts_out(abi_Status *p, long n) { return {p, n}; }
 

@@ -54,27 +54,30 @@ int neighbor_counts(MPI_Comm c, int *in, int *out)
 
 thread_local int lastusedcode_value;
 
-void *attr_value_out(int abi_keyval, void *v)
+// The values of the predefined attributes the standard defines in terms of constants, in the
+// ABI's numbering.  Chosen by keyval and object kind, never by value: a user keyval's value
+// is the caller's void *, whatever it holds ((void *)42 is legal), and passes untouched, as
+// do the predefined values that need no conversion (MPI_TAG_UB, MPI_WIN_BASE, ...).
+void *attr_value_out(handle_kind kind, int abi_keyval, void *v)
 {
-    if (!v) return v;
-
-    int x = *static_cast<int *>(v);
-    if (abi_keyval == ABI_LASTUSEDCODE) { // an error code: in the ABI's numbering
-        lastusedcode_value = err_out(x);
-        return &lastusedcode_value;
-    }
-    if (abi_keyval == ABI_HOST || abi_keyval == ABI_IO) {
-        int a = rank_out(x);
-        for (const int &c : abi_rank_consts) if (c == a) return const_cast<int *>(&c);
-        return v;
-    }
-    if (abi_keyval == ABI_WIN_CREATE_FLAVOR) {
-        int a = cout<cat::flavor>(x);
-        for (const int &c : abi_flavors) if (c == a) return const_cast<int *>(&c);
-    }
-    if (abi_keyval == ABI_WIN_MODEL) {
-        int a = cout<cat::model>(x);
-        for (const int &c : abi_models) if (c == a) return const_cast<int *>(&c);
+    if (kind == k_comm) {
+        if (abi_keyval == ABI_LASTUSEDCODE) { // what the user added, in the ABI's numbering
+            lastusedcode_value = last_used_code();
+            return &lastusedcode_value;
+        }
+        if ((abi_keyval == ABI_HOST || abi_keyval == ABI_IO) && v) {
+            int a = rank_out(*static_cast<int *>(v));
+            for (const int &c : abi_rank_consts) if (c == a) return const_cast<int *>(&c);
+        }
+    } else if (kind == k_win && v) {
+        if (abi_keyval == ABI_WIN_CREATE_FLAVOR) {
+            int a = cout<cat::flavor>(*static_cast<int *>(v));
+            for (const int &c : abi_flavors) if (c == a) return const_cast<int *>(&c);
+        }
+        if (abi_keyval == ABI_WIN_MODEL) {
+            int a = cout<cat::model>(*static_cast<int *>(v));
+            for (const int &c : abi_models) if (c == a) return const_cast<int *>(&c);
+        }
     }
     return v;
 }
@@ -111,13 +114,13 @@ template <class Set, class N> int set_attr(attr_kind k, Set set, N obj, int keyv
     return err_out(rc);
 }
 
-template <class Get, class N> int get_attr(Get get, N obj, int keyval, void *attribute_val, int *flag)
+template <class Get, class N> int get_attr(handle_kind kind, Get get, N obj, int keyval, void *attribute_val, int *flag)
 {
     void *v = nullptr;
     int f = 0;
     int rc = get(obj, kv_in(keyval), attribute_val ? static_cast<void *>(&v) : nullptr, flag ? &f : nullptr);
     if (flag) *flag = f;
-    if (rc == MPI_SUCCESS && f && attribute_val) *static_cast<void **>(attribute_val) = attr_value_out(keyval, v);
+    if (rc == MPI_SUCCESS && f && attribute_val) *static_cast<void **>(attribute_val) = attr_value_out(kind, keyval, v);
     return err_out(rc);
 }
 
@@ -426,21 +429,21 @@ ANYMPI_MANUAL(MPI_Comm_idup_with_info, forwarded, "newcomm may be written when t
 #endif
 
 // ---------------------------------------------------------------- attributes
-ANYMPI_MANUAL(MPI_Comm_get_attr, forwarded, "predefined attribute values (MPI_HOST, MPI_IO ranks) are converted")
+ANYMPI_MANUAL(MPI_Comm_get_attr, forwarded, "predefined attribute values (MPI_HOST, MPI_IO ranks, MPI_LASTUSEDCODE) are converted; user values pass untouched")
 {
-    return get_attr(MPI_Comm_get_attr, to_native(comm), comm_keyval, attribute_val, flag);
+    return get_attr(k_comm, MPI_Comm_get_attr, to_native(comm), comm_keyval, attribute_val, flag);
 }
-ANYMPI_MANUAL(MPI_Attr_get, forwarded, "predefined attribute values (MPI_HOST, MPI_IO ranks) are converted")
+ANYMPI_MANUAL(MPI_Attr_get, forwarded, "predefined attribute values (MPI_HOST, MPI_IO ranks, MPI_LASTUSEDCODE) are converted; user values pass untouched")
 {
-    return get_attr(MPI_Comm_get_attr, to_native(comm), keyval, attribute_val, flag);
+    return get_attr(k_comm, MPI_Comm_get_attr, to_native(comm), keyval, attribute_val, flag);
 }
-ANYMPI_MANUAL(MPI_Win_get_attr, forwarded, "MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL values are converted")
+ANYMPI_MANUAL(MPI_Win_get_attr, forwarded, "MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL values are converted; user values pass untouched")
 {
-    return get_attr(MPI_Win_get_attr, to_native(win), win_keyval, attribute_val, flag);
+    return get_attr(k_win, MPI_Win_get_attr, to_native(win), win_keyval, attribute_val, flag);
 }
 ANYMPI_MANUAL(MPI_Type_get_attr, forwarded, "attribute value out parameter is a void** in disguise")
 {
-    return get_attr(MPI_Type_get_attr, to_native(datatype), type_keyval, attribute_val, flag);
+    return get_attr(k_datatype, MPI_Type_get_attr, to_native(datatype), type_keyval, attribute_val, flag);
 }
 
 ANYMPI_MANUAL(MPI_Comm_create_keyval, forwarded, "attribute callbacks receive ABI handles through a counted record in extra_state")
@@ -615,6 +618,24 @@ ANYMPI_MANUAL(MPI_Status_set_error, emulated, "writes the ABI status")
     if (!status) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_set_error: status is NULL");
     status->MPI_ERROR = error;
     return 0;
+}
+
+// ---------------------------------------------------------------- error classes and codes
+// MPI_LASTUSEDCODE is the largest class or code the user added (in the ABI's numbering),
+// never the native MPI's counter, which also counts the classes anympi adds for itself.
+ANYMPI_MANUAL(MPI_Add_error_class, forwarded, "MPI_LASTUSEDCODE counts the classes the user adds, not anympi's own")
+{
+    int c = 0;
+    int rc = MPI_Add_error_class(errorclass ? &c : nullptr);
+    if (rc == MPI_SUCCESS && errorclass) note_user_code(*errorclass = err_out(c));
+    return err_out(rc);
+}
+ANYMPI_MANUAL(MPI_Add_error_code, forwarded, "MPI_LASTUSEDCODE counts the codes the user adds, not anympi's own")
+{
+    int c = 0;
+    int rc = MPI_Add_error_code(err_in(errorclass), errorcode ? &c : nullptr);
+    if (rc == MPI_SUCCESS && errorcode) note_user_code(*errorcode = err_out(c));
+    return err_out(rc);
 }
 
 // ---------------------------------------------------------------- MPI-5.0: integer handles

@@ -13,6 +13,8 @@ namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }
 
 // hand-written in manual.cpp
 ANYMPI_SIG_MPI_Abi_get_info;
+ANYMPI_SIG_MPI_Add_error_class;
+ANYMPI_SIG_MPI_Add_error_code;
 ANYMPI_SIG_MPI_Alltoallw;
 #if ANYMPI_HAVE_MPI_Alltoallw_c
 ANYMPI_SIG_MPI_Alltoallw_c;
@@ -134,8 +136,6 @@ ANYMPI_NARROW(MPI_Accumulate_c, MPI_Accumulate, errh_of(win), c_fits_int(origin_
 #else
 ANYMPI_UNSUPPORTED(MPI_Accumulate_c, errh_of(win), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Add_error_class, (c_errc_out(errorclass)))
-ANYMPI_FWD(MPI_Add_error_code, (c_errc_in(errorclass), c_errc_out(errorcode)))
 ANYMPI_FWD(MPI_Add_error_string, (c_errc_in(errorcode), string))
 ANYMPI_FWD(MPI_Allgather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Allgather_c

@@ -542,6 +542,82 @@ static void test_staged_arrays(void)
     free(w_types);
 }
 
+/* ---------------------------------------------------------------- every handle kind */
+/* Each kind of object made and freed in a loop: under the sanitizer build LeakSanitizer and
+ * AddressSanitizer watch anympi's side of each; here resident memory does. */
+static void test_handle_kinds(void)
+{
+    long before = 0, cycles = scaled(10000);
+    for (long i = 0; i < cycles; ++i) {
+        if (i == cycles / 10) before = resident_kib();
+        MPI_Comm c, s;
+        MPI_OK(MPI_Comm_dup(MPI_COMM_SELF, &c));
+        MPI_OK(MPI_Comm_split(c, 0, 0, &s));
+        MPI_Group g, g1;
+        MPI_OK(MPI_Comm_group(s, &g));
+        int zero = 0;
+        MPI_OK(MPI_Group_incl(g, 1, &zero, &g1));
+        MPI_Datatype t, v;
+        MPI_OK(MPI_Type_vector(2, 1, 3, MPI_INT, &t));
+        MPI_OK(MPI_Type_create_resized(t, 0, 16, &v));
+        MPI_OK(MPI_Type_commit(&v));
+        MPI_Info info, info2;
+        MPI_OK(MPI_Info_create(&info));
+        MPI_OK(MPI_Info_set(info, "anympi_key", "value"));
+        MPI_OK(MPI_Info_dup(info, &info2));
+        /* a matched message and a request, to itself */
+        int out[6] = {1, 2, 3, 4, 5, 6}, in[6] = {0};
+        MPI_Request r;
+        MPI_OK(MPI_Isend(out, 1, v, 0, 5, s, &r));
+        MPI_Message m = MPI_MESSAGE_NULL;
+        MPI_Status st;
+        MPI_OK(MPI_Mprobe(0, 5, s, &m, &st));
+        MPI_OK(MPI_Mrecv(in, 1, v, &m, &st));
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        if (i % 1000 == 0) CHECK(in[0] == 1 && in[3] == 4 && in[1] == 0 && m == MPI_MESSAGE_NULL);
+        MPI_OK(MPI_Info_free(&info2));
+        MPI_OK(MPI_Info_free(&info));
+        MPI_OK(MPI_Type_free(&v));
+        MPI_OK(MPI_Type_free(&t));
+        MPI_OK(MPI_Group_free(&g1));
+        MPI_OK(MPI_Group_free(&g));
+        MPI_OK(MPI_Comm_free(&s));
+        MPI_OK(MPI_Comm_free(&c));
+    }
+    CHECK_FLAT("10000 rounds of communicators, groups, types, infos, messages", before, 1024);
+
+    /* windows and files are slower to make: fewer rounds */
+    for (long i = 0; i < scaled(200); ++i) {
+        int buf[4];
+        MPI_Win w;
+        MPI_OK(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &w));
+        MPI_OK(MPI_Win_fence(0, w));
+        MPI_OK(MPI_Win_fence(0, w));
+        MPI_OK(MPI_Win_free(&w));
+        CHECK_HANDLE(w, MPI_WIN_NULL);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/anympi_lifetimes_%d_%d", (int)getpid(), rank);
+    for (long i = 0; i < scaled(20); ++i) {
+        MPI_File f;
+        MPI_OK(MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                             MPI_INFO_NULL, &f));
+        MPI_OK(MPI_File_close(&f));
+        CHECK_HANDLE(f, MPI_FILE_NULL);
+    }
+#if MPI_VERSION >= 4
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)); /* where an unsupported one goes */
+    for (long i = 0; i < scaled(20); ++i) {
+        MPI_Session session = MPI_SESSION_NULL;
+        int rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session);
+        if (check_mpi4_unsupported(rc, "MPI_Session_init")) break;
+        MPI_OK(rc);
+        MPI_OK(MPI_Session_finalize(&session));
+        CHECK_HANDLE(session, MPI_SESSION_NULL);
+    }
+#endif
+}
+
 int main(int argc, char **argv)
 {
     check_init(&argc, &argv, "lifetimes");
@@ -552,5 +628,6 @@ int main(int argc, char **argv)
     test_keyvals();
     test_grequests();
     test_staged_arrays();
+    test_handle_kinds();
     return check_finish();
 }

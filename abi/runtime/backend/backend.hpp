@@ -126,6 +126,7 @@ struct reverse_index {
     uint8_t kind[slots]; // MPICH shares values across kinds (MPI_MESSAGE_NULL is MPI_REQUEST_NULL)
     uintptr_t lo[k_count], hi[k_count];
     void insert(handle_kind k, uintptr_t native, uint16_t abi);
+    void erase(handle_kind k, uintptr_t native);  // a handle built at init (emulated_types.cpp)
     static unsigned hash(uintptr_t b) { return unsigned((b * 0x9E3779B97F4A7C15ull) >> 53); }
     uintptr_t find(handle_kind k, uintptr_t b) const
     {

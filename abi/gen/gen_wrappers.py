@@ -4,7 +4,8 @@
 Inputs: abi/spec/mpi-5.0-c-functions.tsv (prototypes), abi/spec/mpi-4.1-apis.json
 (parameter kinds, directions, lengths), abi/spec/mpi-5.0-abi-constants.tsv, the native
 headers of each backend (only to learn which functions and constants exist there), and
-abi/runtime/backend/manual.cpp (the hand-written functions, each with its reason).
+abi/runtime/backend/manual.cpp and emulated_types.cpp (the hand-written functions, each with
+its reason).
 
 Outputs (committed; a CTest regenerates them and checks there is no diff):
   abi/runtime/generated/abi_types.h      ABI types/constants renamed abi_* / ABI_* for the backend
@@ -29,7 +30,7 @@ import anympi_spec as spec  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 GEN = os.path.join(ROOT, "abi", "runtime", "generated")
-MANUAL = os.path.join(ROOT, "abi", "runtime", "backend", "manual.cpp")
+MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp")]
 BACKENDS = ["mpich", "openmpi"]
 
 HANDLE_KINDS = ["Op", "Comm", "Group", "Win", "File", "Session", "Message", "Info",
@@ -277,15 +278,18 @@ def scan_native(header):
 
 
 def parse_manual():
-    """{name: (status, reason)} from the ANYMPI_MANUAL(...) markers of manual.cpp.
+    """{name: (status, reason)} from the ANYMPI_MANUAL(...) markers of the MANUAL files.
     status: forwarded (needs the native function), emulated (never uses it), or
     fallback (forwarded where the native MPI has it, emulated where it does not)."""
     out = {}
-    if not os.path.exists(MANUAL):
-        return out
-    for m in re.finditer(r'^ANYMPI_MANUAL\((MPI_\w+),\s*(forwarded|emulated|fallback),\s*"([^"]*)"\)',
-                         open(MANUAL).read(), flags=re.M):
-        out[m.group(1)] = (m.group(2), m.group(3))
+    for path in MANUAL:
+        if not os.path.exists(path):
+            continue
+        for m in re.finditer(r'^ANYMPI_MANUAL\((MPI_\w+),\s*(forwarded|emulated|fallback),\s*"([^"]*)"\)',
+                             open(path).read(), flags=re.M):
+            if m.group(1) in out:
+                sys.exit(f"{m.group(1)} is hand-written twice")
+            out[m.group(1)] = (m.group(2), m.group(3))
     return out
 
 
@@ -432,6 +436,18 @@ def first_errh_object(f):
     return "errh_self()"
 
 
+def acc_guard(f):
+    """For one-sided accumulation (the op applies to datatypes, not a reduction): the check that
+    refuses an arithmetic op on an emulated predefined datatype (emulated_types.cpp), whose
+    native stand-in the MPI would add as the integers it is made of.  None for other functions."""
+    if is_reduction(f) or not any(base(p.ctype) == "MPI_Op" for p in f.params):
+        return None
+    types = [p.name for p in f.params if base(p.ctype) == "MPI_Datatype" and not p.array]
+    if not types:
+        return None
+    return f'emulated_acc_refused("{f.name}", {first_errh_object(f)}, op, {", ".join(types)})'
+
+
 def narrow_line(f, byname, cls):
     """For a large-count MPI_X_c: the same call through MPI_X with int counts, for an MPI
     that lacks the _c form; None when the difference is more than scalar counts."""
@@ -441,7 +457,7 @@ def narrow_line(f, byname, cls):
     # int form an output past int would come back as MPI_UNDEFINED.
     x = byname.get(f.name[:-2] + "_x")
     if x is not None and [(base(p.ctype), p.array) for p in x.params] == [(base(p.ctype), p.array) for p in f.params]:
-        return x.name, "its MPI-3 form, MPI_Count-wide", f"ANYMPI_NARROW({f.name}, {x.name}, {first_errh_object(f)}, true, {cls[f.name][1]})"
+        return x.name, "its MPI-3 form, MPI_Count-wide", guarded(f, f"ANYMPI_NARROW({f.name}, {x.name}, {first_errh_object(f)}, true, {cls[f.name][1]})")
     b = byname.get(f.name[:-2])
     if b is None or len(b.params) != len(f.params):
         return None
@@ -464,8 +480,26 @@ def narrow_line(f, byname, cls):
     del args
     if not checks:
         checks = ["true"]
-    return b.name, "counts must fit in int", (f'ANYMPI_NARROW({f.name}, {b.name}, {first_errh_object(f)}, {" && ".join(checks)}, '
-                                              f'({", ".join(conv)}))')
+    return b.name, "counts must fit in int", guarded(f, f'ANYMPI_NARROW({f.name}, {b.name}, {first_errh_object(f)}, '
+                                                        f'{" && ".join(checks)}, ({", ".join(conv)}))')
+
+
+def pre_check(f):
+    """The check made before the native call, for what the MPI underneath gets wrong or does
+    not check before it faults; None for most functions."""
+    if f.name in IN_PLACE_ROOT:
+        return f'c_in_place_root("{f.name}", sendbuf, root, comm)'
+    return acc_guard(f)
+
+
+def guarded(f, line):
+    """ANYMPI_FWD(name, ...) / ANYMPI_NARROW(name, ...), as its _IF form when pre_check has one."""
+    g = pre_check(f)
+    if g is None:
+        return line
+    macro, rest = line.split("(", 1)
+    name, tail = rest.split(", ", 1)
+    return f"{macro}_IF({name}, {g}, {tail}"
 
 
 def classify(funcs, manual):
@@ -487,12 +521,9 @@ def classify(funcs, manual):
     return out
 
 
-# Checks made before the native call, for what an MPI underneath may not check before it
-# faults (ANYMPI_FWD_IF; each check is 0 where the native MPI checks it itself, native.hpp).
-# MPI_IN_PLACE as a rooted reduction's sendbuf: MPICH 4.0.2 reads (void *)-1 at a non-root.
-FWD_CHECKS = {n: f'c_in_place_root("{n}", sendbuf, root, comm)'
-              for n in ("MPI_Reduce", "MPI_Reduce_c", "MPI_Ireduce", "MPI_Ireduce_c",
-                        "MPI_Reduce_init", "MPI_Reduce_init_c")}
+# MPI_IN_PLACE as a rooted reduction's sendbuf at a non-root: MPICH 4.0.2 does not check and
+# reads (void *)-1 (pre_check; the check is 0 where the native MPI makes it, native.hpp).
+IN_PLACE_ROOT = {"MPI_Reduce", "MPI_Reduce_c", "MPI_Ireduce", "MPI_Ireduce_c", "MPI_Reduce_init", "MPI_Reduce_init_c"}
 
 
 def unsupported_line(f, reason):
@@ -515,8 +546,10 @@ def gen_backend(funcs, cls, haves, narrow):
          '#include "backend.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
          "using namespace anympi::backend;", "",
          "// The op of a reduction, seen with its datatype (manual.cpp: value-index types).",
-         "namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }", "",
-         "// hand-written in manual.cpp"]
+         "namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }",
+         "// One-sided accumulation's check for emulated predefined datatypes (ANYMPI_FWD_IF).",
+         '#include "emulated_types.hpp"', "",
+         "// hand-written in manual.cpp and emulated_types.cpp"]
     for f in funcs:
         if cls[f.name][0] == "manual":
             if cls[f.name][1] == "forwarded" and not (f.name in haves[0][1] and f.name in haves[1][1]):
@@ -530,9 +563,7 @@ def gen_backend(funcs, cls, haves, narrow):
         how = cls[f.name]
         both = all(h[0] for h in haves)
         if how[0] == "generated":
-            line = f"ANYMPI_FWD({f.name}, {how[1]})"
-            if f.name in FWD_CHECKS:
-                line = f"ANYMPI_FWD_IF({f.name}, {FWD_CHECKS[f.name]}, {how[1]})"
+            line = guarded(f, f"ANYMPI_FWD({f.name}, {how[1]})")
             unsup = unsupported_line(f, "not provided by this MPI")
             if f.name in haves[0][1] and f.name in haves[1][1]:
                 L.append(line)
@@ -643,7 +674,8 @@ def gen_coverage(funcs, cls, haves, narrow):
          "passed to the MPI underneath), **emulated** (implemented by anympi on top of it), or",
          "**unsupported** (returns `MPI_ERR_UNSUPPORTED_OPERATION` through the error handler, with",
          "a message naming the function). Generated wrappers come from `abi/gen/gen_wrappers.py`;",
-         "hand-written ones live in `abi/runtime/backend/manual.cpp`, each with its reason.", "",
+         "hand-written ones live in `abi/runtime/backend/manual.cpp` and `emulated_types.cpp`, each",
+         "with its reason.", "",
          "| backend | forwarded | emulated | unsupported | total |", "| --- | ---: | ---: | ---: | ---: |"]
     for b in BACKENDS:
         t = totals[b]
@@ -675,7 +707,7 @@ def main():
     manual = parse_manual()
     unknown = set(manual) - {f.name for f in funcs}
     if unknown:
-        sys.exit(f"manual.cpp names functions the standard does not have: {sorted(unknown)}")
+        sys.exit(f"hand-written functions the standard does not have: {sorted(unknown)}")
     haves = []
     for mpi, hdr in (("mpich", a.mpich_header), ("openmpi", a.openmpi_header)):
         nf, nc = scan_native(hdr)

@@ -1,6 +1,7 @@
 // The backend's tables (built once, when the module is loaded), statuses, and the one
 // error-raising helper.  Shared by every native MPI; see native.hpp for what differs.
 #include "backend.hpp"
+#include "emulated_types.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -38,6 +39,15 @@ void reverse_index::insert(handle_kind k, uintptr_t native, uint16_t abi)
     }
 }
 
+// A tombstone: the slot keeps a value (so later keys stay reachable) under no kind.
+void reverse_index::erase(handle_kind k, uintptr_t native)
+{
+    for (unsigned i = hash(native);; i = (i + 1) & (slots - 1)) {
+        if (val[i] == 0) return;
+        if (key[i] == native && kind[i] == k) { kind[i] = uint8_t(k_count); return; }
+    }
+}
+
 static void add_const(cat c, int abi, int native)
 {
     const_table &t = consts[int(c)];
@@ -69,6 +79,7 @@ static void build_tables()
 #undef ANYMPI_HANDLE
 #undef ANYMPI_CONST
     native_fixups(pre_to_native);
+    emulated_types_at_load();  // emulated_types: the datatypes the native MPI lacks
     for (int i = 0; i < consts[int(cat::error)].n; ++i) {
         const_pair p = consts[int(cat::error)].v[i];
         if (p.native > 0 && p.native < 256 && native_class_to_abi[p.native] < 0) native_class_to_abi[p.native] = p.abi;
@@ -123,6 +134,7 @@ void after_native_init()
             if (!native_has && created_class_for(a)) abi_class_to_native[a] = created_class[a];
         }
     });
+    emulated_types_world_init();  // emulated_types: build the datatypes the native MPI lacks
 }
 
 void status_out(const MPI_Status &n, abi_Status *a)

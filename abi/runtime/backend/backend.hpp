@@ -127,6 +127,7 @@ struct reverse_index {
     uint8_t kind[slots]; // MPICH shares values across kinds (MPI_MESSAGE_NULL is MPI_REQUEST_NULL)
     uintptr_t lo[k_count], hi[k_count];
     void insert(handle_kind k, uintptr_t native, uint16_t abi);
+    void erase(handle_kind k, uintptr_t native);  // a handle built at init (emulated_types.cpp)
     static unsigned hash(uintptr_t b) { return unsigned((b * 0x9E3779B97F4A7C15ull) >> 53); }
     uintptr_t find(handle_kind k, uintptr_t b) const
     {
@@ -545,6 +546,15 @@ template <class A> A null_of()
     {                                                                                              \
         if (const int e_ = (check)) return e_;                                                     \
         return ::anympi::backend::c_ret(name args);                                                \
+    }
+#define ANYMPI_NARROW_IF(name, check, base, obj, fits, args)                                      \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        if (const int e_ = (check)) return e_;                                                     \
+        if (!(fits))                                                                               \
+            return ::anympi::backend::raise_error(obj, ABI_ERR_COUNT,                              \
+                                                  #name ": a count exceeds what " #base " of the MPI underneath takes (int)"); \
+        return ::anympi::backend::c_ret(base args);                                                \
     }
 #define ANYMPI_UNSUPPORTED(name, obj, reason) \
     ANYMPI_SIG_##name { return ::anympi::backend::raise_error(obj, ABI_ERR_UNSUPPORTED_OPERATION, #name ": " reason); }

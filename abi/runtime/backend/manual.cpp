@@ -4,6 +4,7 @@
 // A "forwarded" one whose native function may be missing is wrapped in #if ANYMPI_HAVE_<name>.
 #include "backend.hpp"
 #include "callbacks.hpp"
+#include "emulated_types.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -898,6 +899,7 @@ int vi_make(const pair_member *v, const pair_member *i, uintptr_t value, uintptr
 // becomes the native user operation that implements them; everything else is converted.
 MPI_Op c_op_in(abi_Op op, abi_Datatype datatype)
 {
+    if (MPI_Op n; emulated_op_in(op, datatype, &n)) return n;  // emulated_types: MPI_REAL2 ...
     const uintptr_t o = reinterpret_cast<uintptr_t>(op);
     if ((o != ABI_MAXLOC && o != ABI_MINLOC) || !vi_find(to_native(datatype))) return to_native(op);
     std::lock_guard<std::mutex> g(vi_mutex);
@@ -929,8 +931,9 @@ ANYMPI_MANUAL(MPI_Type_get_value_index, emulated, "named pairs as they are; othe
     return 0;
 }
 
-ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_index answer MPI_COMBINER_VALUE_INDEX")
+ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_index answer MPI_COMBINER_VALUE_INDEX, emulated predefined ones (MPI_REAL2 ...) MPI_COMBINER_NAMED")
 {
+    if (is_emulated_type(datatype)) return emulated_type_envelope(num_integers, num_addresses, num_datatypes, combiner);
     MPI_Datatype t = to_native(datatype);
     if (vi_find(t)) {
         if (!num_integers || !num_addresses || !num_datatypes || !combiner)
@@ -945,6 +948,8 @@ ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_i
 
 ANYMPI_MANUAL(MPI_Type_get_envelope_c, fallback, "value-index types answer MPI_COMBINER_VALUE_INDEX; through MPI_Type_get_envelope where the _c form is missing")
 {
+    if (is_emulated_type(datatype))  // emulated_types
+        return emulated_type_envelope_c(num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
 #if ANYMPI_HAVE_MPI_Type_get_envelope_c
     MPI_Datatype t = to_native(datatype);
     if (!vi_find(t))
@@ -1027,6 +1032,8 @@ void vi_fix_returned(abi_Datatype *types, long long n)
 
 ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray integers; value-index types answer their two datatypes")
 {
+    if (is_emulated_type(datatype))  // emulated_types
+        return emulated_type_refuse(datatype, "MPI_Type_get_contents", "which has no contents");
     MPI_Datatype t = to_native(datatype);
     value_index_type e;
     if (vi_find(t, &e)) return vi_contents(e, max_datatypes, array_of_datatypes, "MPI_Type_get_contents");
@@ -1038,11 +1045,14 @@ ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray in
     if (rc != MPI_SUCCESS) return err_out(rc);
     if (array_of_integers) contents_ints_out(comb, array_of_integers, ni, max_integers);
     vi_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);
+    emulated_types_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);  // emulated_types
     return 0;
 }
 
 ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; through it (no large counts) where the _c form is missing")
 {
+    if (is_emulated_type(datatype))  // emulated_types
+        return emulated_type_refuse(datatype, "MPI_Type_get_contents_c", "which has no contents");
     MPI_Datatype t = to_native(datatype);
     value_index_type e;
     if (vi_find(t, &e)) return vi_contents(e, max_datatypes, array_of_datatypes, "MPI_Type_get_contents_c");
@@ -1058,6 +1068,7 @@ ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; thro
     if (array_of_integers)
         contents_ints_out(comb, array_of_integers, int(ni), max_integers > INT_MAX ? INT_MAX : int(max_integers));
     vi_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);
+    emulated_types_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);  // emulated_types
     return 0;
 #else
     (void)max_large_counts;
@@ -1068,8 +1079,10 @@ ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; thro
 #endif
 }
 
-ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type is predefined: freeing it is refused like freeing MPI_FLOAT_INT")
+ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type or an emulated one (MPI_REAL2 ...) is predefined: freeing it is refused like freeing MPI_FLOAT_INT")
 {
+    if (datatype && is_emulated_type(*datatype))  // emulated_types
+        return emulated_type_refuse(*datatype, "MPI_Type_free", "which cannot be freed");
     if (datatype && vi_find(to_native(*datatype)))
         return raise_error(errh_self(), ABI_ERR_TYPE,
                            "MPI_Type_free: the datatype is a predefined value-index type (from MPI_Type_get_value_index), which cannot be freed");

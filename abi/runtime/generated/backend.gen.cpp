@@ -10,8 +10,10 @@ using namespace anympi::backend;
 
 // The op of a reduction, seen with its datatype (manual.cpp: value-index types).
 namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }
+// One-sided accumulation's check for emulated predefined datatypes (ANYMPI_FWD_IF).
+#include "emulated_types.hpp"
 
-// hand-written in manual.cpp
+// hand-written in manual.cpp and emulated_types.cpp
 ANYMPI_SIG_MPI_Abi_get_info;
 ANYMPI_SIG_MPI_Add_error_class;
 ANYMPI_SIG_MPI_Add_error_code;
@@ -40,6 +42,7 @@ ANYMPI_SIG_MPI_Comm_idup_with_info;
 ANYMPI_SIG_MPI_Comm_set_attr;
 ANYMPI_SIG_MPI_Dist_graph_create;
 ANYMPI_SIG_MPI_File_create_errhandler;
+ANYMPI_SIG_MPI_File_get_view;
 ANYMPI_SIG_MPI_Get_library_version;
 ANYMPI_SIG_MPI_Graph_create;
 ANYMPI_SIG_MPI_Graph_map;
@@ -76,6 +79,12 @@ ANYMPI_SIG_MPI_Request_free;
 #if ANYMPI_HAVE_MPI_Session_create_errhandler
 ANYMPI_SIG_MPI_Session_create_errhandler;
 #endif
+#if ANYMPI_HAVE_MPI_Session_finalize
+ANYMPI_SIG_MPI_Session_finalize;
+#endif
+#if ANYMPI_HAVE_MPI_Session_init
+ANYMPI_SIG_MPI_Session_init;
+#endif
 ANYMPI_SIG_MPI_Status_get_error;
 ANYMPI_SIG_MPI_Status_get_source;
 ANYMPI_SIG_MPI_Status_get_tag;
@@ -91,8 +100,11 @@ ANYMPI_SIG_MPI_Type_get_contents;
 ANYMPI_SIG_MPI_Type_get_contents_c;
 ANYMPI_SIG_MPI_Type_get_envelope;
 ANYMPI_SIG_MPI_Type_get_envelope_c;
+ANYMPI_SIG_MPI_Type_get_name;
 ANYMPI_SIG_MPI_Type_get_value_index;
+ANYMPI_SIG_MPI_Type_match_size;
 ANYMPI_SIG_MPI_Type_set_attr;
+ANYMPI_SIG_MPI_Type_set_name;
 ANYMPI_SIG_MPI_Waitsome;
 ANYMPI_SIG_MPI_Win_create_errhandler;
 ANYMPI_SIG_MPI_Win_create_keyval;
@@ -128,11 +140,11 @@ ANYMPI_UNSUPPORTED(MPI_Abi_get_version, errh_self(), "answered by the front: the
 ANYMPI_UNSUPPORTED(MPI_Abi_set_fortran_booleans, errh_self(), "anympi has no Fortran bindings")
 ANYMPI_UNSUPPORTED(MPI_Abi_set_fortran_info, errh_self(), "anympi has no Fortran bindings to configure")
 ANYMPI_FWD(MPI_Abort, (c_hin(comm), errorcode))
-ANYMPI_FWD(MPI_Accumulate, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
+ANYMPI_FWD_IF(MPI_Accumulate, emulated_acc_refused("MPI_Accumulate", errh_of(win), op, origin_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
 #if ANYMPI_HAVE_MPI_Accumulate_c
-ANYMPI_FWD(MPI_Accumulate_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
+ANYMPI_FWD_IF(MPI_Accumulate_c, emulated_acc_refused("MPI_Accumulate_c", errh_of(win), op, origin_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
 #elif ANYMPI_HAVE_MPI_Accumulate
-ANYMPI_NARROW(MPI_Accumulate_c, MPI_Accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win)))
+ANYMPI_NARROW_IF(MPI_Accumulate_c, emulated_acc_refused("MPI_Accumulate_c", errh_of(win), op, origin_datatype, target_datatype), MPI_Accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Accumulate_c, errh_of(win), "not provided by this MPI")
 #endif
@@ -373,7 +385,7 @@ ANYMPI_NARROW(MPI_Exscan_init_c, MPI_Exscan_init, errh_of(comm), c_fits_int(coun
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Fetch_and_op, (c_buf(origin_addr), c_buf(result_addr), c_hin(datatype), c_rank_in(target_rank), target_disp, c_hin(op), c_hin(win)))
+ANYMPI_FWD_IF(MPI_Fetch_and_op, emulated_acc_refused("MPI_Fetch_and_op", errh_of(win), op, datatype), (c_buf(origin_addr), c_buf(result_addr), c_hin(datatype), c_rank_in(target_rank), target_disp, c_hin(op), c_hin(win)))
 ANYMPI_FWD(MPI_File_call_errhandler, (c_hin(fh), c_errc_in(errorcode)))
 ANYMPI_FWD(MPI_File_close, (c_hio(fh)))
 ANYMPI_FWD(MPI_File_delete, (filename, c_hin(info)))
@@ -392,7 +404,6 @@ ANYMPI_FWD(MPI_File_get_type_extent_c, (c_hin(fh), c_hin(datatype), c_i64p(exten
 #else
 ANYMPI_UNSUPPORTED(MPI_File_get_type_extent_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_File_get_view, (c_hin(fh), c_disp_out(disp), c_hout(etype), c_hout(filetype), datarep))
 ANYMPI_FWD(MPI_File_iread, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #if ANYMPI_HAVE_MPI_File_iread_c
 ANYMPI_FWD(MPI_File_iread_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
@@ -680,11 +691,11 @@ ANYMPI_NARROW(MPI_Get_c, MPI_Get, errh_of(win), c_fits_int(origin_count) && c_fi
 #else
 ANYMPI_UNSUPPORTED(MPI_Get_c, errh_of(win), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Get_accumulate, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
+ANYMPI_FWD_IF(MPI_Get_accumulate, emulated_acc_refused("MPI_Get_accumulate", errh_of(win), op, origin_datatype, result_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
 #if ANYMPI_HAVE_MPI_Get_accumulate_c
-ANYMPI_FWD(MPI_Get_accumulate_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
+ANYMPI_FWD_IF(MPI_Get_accumulate_c, emulated_acc_refused("MPI_Get_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
 #elif ANYMPI_HAVE_MPI_Get_accumulate
-ANYMPI_NARROW(MPI_Get_accumulate_c, MPI_Get_accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(result_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_buf(result_addr), int(result_count), c_hin(result_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win)))
+ANYMPI_NARROW_IF(MPI_Get_accumulate_c, emulated_acc_refused("MPI_Get_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), MPI_Get_accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(result_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_buf(result_addr), int(result_count), c_hin(result_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Get_accumulate_c, errh_of(win), "not provided by this MPI")
 #endif
@@ -877,7 +888,7 @@ ANYMPI_FWD_IF(MPI_Ireduce, c_in_place_root("MPI_Ireduce", sendbuf, root, comm), 
 #if ANYMPI_HAVE_MPI_Ireduce_c
 ANYMPI_FWD_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_NARROW(MPI_Ireduce_c, MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", sendbuf, root, comm), MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1144,11 +1155,11 @@ ANYMPI_NARROW(MPI_Put_c, MPI_Put, errh_of(win), c_fits_int(origin_count) && c_fi
 ANYMPI_UNSUPPORTED(MPI_Put_c, errh_of(win), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Query_thread, (c_cout<cat::thread>(provided)))
-ANYMPI_FWD(MPI_Raccumulate, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Raccumulate, emulated_acc_refused("MPI_Raccumulate", errh_of(win), op, origin_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Raccumulate_c
-ANYMPI_FWD(MPI_Raccumulate_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Raccumulate_c, emulated_acc_refused("MPI_Raccumulate_c", errh_of(win), op, origin_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Raccumulate
-ANYMPI_NARROW(MPI_Raccumulate_c, MPI_Raccumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Raccumulate_c, emulated_acc_refused("MPI_Raccumulate_c", errh_of(win), op, origin_datatype, target_datatype), MPI_Raccumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Raccumulate_c, errh_of(win), "not provided by this MPI", request)
 #endif
@@ -1172,7 +1183,7 @@ ANYMPI_FWD_IF(MPI_Reduce, c_in_place_root("MPI_Reduce", sendbuf, root, comm), (c
 #if ANYMPI_HAVE_MPI_Reduce_c
 ANYMPI_FWD_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Reduce
-ANYMPI_NARROW(MPI_Reduce_c, MPI_Reduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_NARROW_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", sendbuf, root, comm), MPI_Reduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1184,7 +1195,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init, errh_of(comm), "not provided by this MPI
 #if ANYMPI_HAVE_MPI_Reduce_init_c
 ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Reduce_init
-ANYMPI_NARROW(MPI_Reduce_init_c, MPI_Reduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", sendbuf, root, comm), MPI_Reduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1249,11 +1260,11 @@ ANYMPI_NARROW(MPI_Rget_c, MPI_Rget, errh_of(win), c_fits_int(origin_count) && c_
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Rget_c, errh_of(win), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Rget_accumulate, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Rget_accumulate, emulated_acc_refused("MPI_Rget_accumulate", errh_of(win), op, origin_datatype, result_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Rget_accumulate_c
-ANYMPI_FWD(MPI_Rget_accumulate_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Rget_accumulate_c, emulated_acc_refused("MPI_Rget_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Rget_accumulate
-ANYMPI_NARROW(MPI_Rget_accumulate_c, MPI_Rget_accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(result_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_buf(result_addr), int(result_count), c_hin(result_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Rget_accumulate_c, emulated_acc_refused("MPI_Rget_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), MPI_Rget_accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(result_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_buf(result_addr), int(result_count), c_hin(result_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Rget_accumulate_c, errh_of(win), "not provided by this MPI", request)
 #endif
@@ -1381,9 +1392,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Session_create_errhandler, errh_self(), "not provided
 #endif
 ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer, errh_of(session), "MPI-5.0 buffer attach per session: not in the MPI underneath")
 ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer_c, errh_of(session), "not yet converted: session: no kind in apis.json (MPI-5.0-only function)")
-#if ANYMPI_HAVE_MPI_Session_finalize
-ANYMPI_FWD(MPI_Session_finalize, (c_hio(session)))
-#else
+#if !ANYMPI_HAVE_MPI_Session_finalize
 ANYMPI_UNSUPPORTED(MPI_Session_finalize, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_UNSUPPORTED(MPI_Session_flush_buffer, errh_of(session), "MPI-5.0 buffer flush: not in the MPI underneath")
@@ -1413,9 +1422,7 @@ ANYMPI_FWD(MPI_Session_get_pset_info, (c_hin(session), pset_name, c_hout(info)))
 ANYMPI_UNSUPPORTED_OUT(MPI_Session_get_pset_info, errh_of(session), "not provided by this MPI", info)
 #endif
 ANYMPI_UNSUPPORTED(MPI_Session_iflush_buffer, errh_of(session), "MPI-5.0 buffer flush: not in the MPI underneath")
-#if ANYMPI_HAVE_MPI_Session_init
-ANYMPI_FWD(MPI_Session_init, (c_hin(info), c_hin(errhandler), c_hout(session)))
-#else
+#if !ANYMPI_HAVE_MPI_Session_init
 ANYMPI_UNSUPPORTED_OUT(MPI_Session_init, errh_self(), "not provided by this MPI", session)
 #endif
 #if ANYMPI_HAVE_MPI_Session_set_errhandler
@@ -1527,7 +1534,6 @@ ANYMPI_NARROW(MPI_Type_get_extent_c, MPI_Type_get_extent_x, errh_self(), true, (
 ANYMPI_UNSUPPORTED(MPI_Type_get_extent_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Type_get_extent_x, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
-ANYMPI_FWD(MPI_Type_get_name, (c_hin(datatype), type_name, resultlen))
 ANYMPI_FWD(MPI_Type_get_true_extent, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
 #if ANYMPI_HAVE_MPI_Type_get_true_extent_c
 ANYMPI_FWD(MPI_Type_get_true_extent_c, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
@@ -1543,8 +1549,6 @@ ANYMPI_FWD(MPI_Type_indexed_c, (count, c_i64p(array_of_blocklengths), c_i64p(arr
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_indexed_c, errh_self(), "not provided by this MPI", newtype)
 #endif
-ANYMPI_FWD(MPI_Type_match_size, (c_cin<cat::typeclass>(typeclass), size, c_hout(datatype)))
-ANYMPI_FWD(MPI_Type_set_name, (c_hin(datatype), type_name))
 ANYMPI_FWD(MPI_Type_size, (c_hin(datatype), size))
 #if ANYMPI_HAVE_MPI_Type_size_c
 ANYMPI_FWD(MPI_Type_size_c, (c_hin(datatype), c_i64p(size)))

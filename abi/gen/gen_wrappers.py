@@ -488,7 +488,8 @@ def pre_check(f):
     """The check made before the native call, for what the MPI underneath gets wrong or does
     not check before it faults; None for most functions."""
     if f.name in IN_PLACE_ROOT:
-        return f'c_in_place_root("{f.name}", sendbuf, root, comm)'
+        buf = IN_PLACE_ROOT[f.name]
+        return f'c_in_place_root("{f.name}", "{buf}", {buf}, root, comm)'
     return acc_guard(f)
 
 
@@ -521,9 +522,14 @@ def classify(funcs, manual):
     return out
 
 
-# MPI_IN_PLACE as a rooted reduction's sendbuf at a non-root: MPICH 4.0.2 does not check and
-# reads (void *)-1 (pre_check; the check is 0 where the native MPI makes it, native.hpp).
-IN_PLACE_ROOT = {"MPI_Reduce", "MPI_Reduce_c", "MPI_Ireduce", "MPI_Ireduce_c", "MPI_Reduce_init", "MPI_Reduce_init_c"}
+# MPI_IN_PLACE at a non-root of a rooted collective, as the buffer only the root may pass so:
+# MPICH 4.0.2 does not check and reads (void *)-1 (pre_check; the check is 0 where the native
+# MPI makes it, native.hpp).  Every blocking, nonblocking, persistent and _c form.
+IN_PLACE_ROOT = {f"MPI_{form}{c}": buf
+                 for name, buf in (("Reduce", "sendbuf"), ("Gather", "sendbuf"), ("Gatherv", "sendbuf"),
+                                   ("Scatter", "recvbuf"), ("Scatterv", "recvbuf"))
+                 for form in (name, "I" + name.lower(), name + "_init")
+                 for c in ("", "_c")}
 
 
 def unsupported_line(f, reason):

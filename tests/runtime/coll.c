@@ -364,6 +364,50 @@ static void test_overlap(void)
     CHECK_EQ(c, 99);
 }
 
+/* MPI_IN_PLACE where only the root may pass it -- the send buffer of a gather, the receive
+ * buffer of a scatter -- at a non-root is erroneous.  Open MPI returns MPI_ERR_ARG before it
+ * communicates; MPICH 4.0.2 does not check and faults natively (not called there), and over
+ * the ABI anympi raises MPI_ERR_BUFFER, MPICH's class for a misplaced MPI_IN_PLACE.  The
+ * failed call takes no part, so the root's next, correct call matches everyone's. */
+static void test_inplace_at_nonroot(void)
+{
+#ifndef MPI_ABI_VERSION
+    if (check_under() == CHECK_UNDER_MPICH) return;
+#endif
+    if (size < 2) return;
+    const int want = check_under() == CHECK_UNDER_OPENMPI ? MPI_ERR_ARG : MPI_ERR_BUFFER;
+    static const char *const names[] = {"MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv", "MPI_Igather"};
+    int *all = calloc((size_t)size, sizeof(int)), *counts = calloc((size_t)size, sizeof(int)),
+        *displs = calloc((size_t)size, sizeof(int));
+    for (int r = 0; r < size; ++r) counts[r] = 1, displs[r] = r;
+    for (int form = 0; form < 5; ++form)
+        for (int root = 0; root < size; ++root) {
+            int mine = 10 * rank + form;
+            if (rank != root) {
+                MPI_Request req = MPI_REQUEST_NULL;
+                int rc = MPI_SUCCESS, cls = -1;
+                switch (form) {
+                case 0: rc = MPI_Gather(MPI_IN_PLACE, 1, MPI_INT, NULL, 0, MPI_INT, root, MPI_COMM_WORLD); break;
+                case 1: rc = MPI_Gatherv(MPI_IN_PLACE, 1, MPI_INT, NULL, NULL, NULL, MPI_INT, root, MPI_COMM_WORLD); break;
+                case 2: rc = MPI_Scatter(NULL, 0, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, root, MPI_COMM_WORLD); break;
+                case 3: rc = MPI_Scatterv(NULL, NULL, NULL, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, root, MPI_COMM_WORLD); break;
+                default: rc = MPI_Igather(MPI_IN_PLACE, 1, MPI_INT, NULL, 0, MPI_INT, root, MPI_COMM_WORLD, &req); break;
+                }
+                MPI_Error_class(rc, &cls);
+                CHECK_MSG(rc != MPI_SUCCESS && cls == want, "%s(MPI_IN_PLACE) at non-root %d (root %d): class %d, expected %d",
+                          names[form], rank, root, cls, want);
+                if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) MPI_Wait(&req, MPI_STATUS_IGNORE);
+                if (rc == MPI_SUCCESS) continue; /* it took part: matched the root's */
+            }
+            MPI_OK(MPI_Gatherv(&mine, 1, MPI_INT, all, counts, displs, MPI_INT, root, MPI_COMM_WORLD));
+            if (rank == root)
+                for (int r = 0; r < size; ++r) CHECK_EQ(all[r], 10 * r + form);
+        }
+    free(all);
+    free(counts);
+    free(displs);
+}
+
 int main(int argc, char **argv)
 {
     check_init(&argc, &argv, "coll");
@@ -377,5 +421,6 @@ int main(int argc, char **argv)
         test_reductions(nb);
     }
     test_overlap();
+    test_inplace_at_nonroot();
     return check_finish();
 }

@@ -462,15 +462,16 @@ inline void *c_buf(const void *p)
     if (p == reinterpret_cast<const void *>(ABI_IN_PLACE)) return MPI_IN_PLACE;
     return const_cast<void *>(p); // MPI_BOTTOM is 0 everywhere
 }
-// A rooted reduction's send buffer may be MPI_IN_PLACE at the root only.  Where the native MPI
-// does not check that (native.hpp), 0 or the error raised through comm's handler, before the
-// native call (ANYMPI_FWD_IF); a compare and nothing else unless sendbuf is MPI_IN_PLACE.
-int in_place_not_root(const char *fn, int root, abi_Comm comm);
-inline int c_in_place_root(const char *fn, const void *sendbuf, int root, abi_Comm comm)
+// The send buffer of a rooted reduction or gather, the receive buffer of a scatter, may be
+// MPI_IN_PLACE at the root only.  Where the native MPI does not check that (native.hpp), 0 or
+// the error raised through comm's handler, before the native call (ANYMPI_FWD_IF); a compare
+// and nothing else unless buf is MPI_IN_PLACE.
+int in_place_not_root(const char *fn, const char *arg, int root, abi_Comm comm);
+inline int c_in_place_root(const char *fn, const char *arg, const void *buf, int root, abi_Comm comm)
 {
     if constexpr (native_checks_in_place_root) return 0;
-    if (sendbuf != reinterpret_cast<const void *>(ABI_IN_PLACE)) return 0;
-    return in_place_not_root(fn, root, comm);
+    if (buf != reinterpret_cast<const void *>(ABI_IN_PLACE)) return 0;
+    return in_place_not_root(fn, arg, root, comm);
 }
 inline int *c_weights(const int *p)
 {

@@ -31,10 +31,10 @@ constexpr int err_bias_above = MPI_ERR_LASTCODE;
 constexpr int err_bias_above = 0x7fffffff;
 #endif
 constexpr int err_bias = 0x4000; // ABI's MPI_ERR_LASTCODE + 1
-// Whether the native MPI refuses MPI_IN_PLACE as the send buffer of a rooted reduction at a
-// rank other than the root (erroneous: MPI-4.1 6.9.1).  Open MPI 4.1 returns MPI_ERR_ARG;
-// MPICH 4.0.2 does not check and copies from its MPI_IN_PLACE, (void *)-1, so the backend
-// checks first there (c_in_place_root in backend.hpp).
+// Whether the native MPI refuses MPI_IN_PLACE at a rank other than the root of a rooted
+// reduction, gather (send buffer) or scatter (receive buffer), which is erroneous.  Open MPI
+// 4.1 returns MPI_ERR_ARG; MPICH 4.0.2 does not check and copies from its MPI_IN_PLACE,
+// (void *)-1, so the backend checks first there (c_in_place_root in backend.hpp).
 #if defined(ANYMPI_BACKEND_OPENMPI)
 constexpr bool native_checks_in_place_root = true;
 #else

@@ -647,39 +647,39 @@ ANYMPI_UNSUPPORTED(MPI_File_write_shared_c, errh_of(fh), "not provided by this M
 ANYMPI_FWD(MPI_Finalize, ())
 ANYMPI_FWD(MPI_Finalized, (flag))
 ANYMPI_FWD(MPI_Free_mem, (c_buf(base)))
-ANYMPI_FWD(MPI_Gather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Gather, c_in_place_root("MPI_Gather", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Gather_c
-ANYMPI_FWD(MPI_Gather_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Gather_c, c_in_place_root("MPI_Gather_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Gather
-ANYMPI_NARROW(MPI_Gather_c, MPI_Gather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_NARROW_IF(MPI_Gather_c, c_in_place_root("MPI_Gather_c", "sendbuf", sendbuf, root, comm), MPI_Gather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Gather_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Gather_init
-ANYMPI_FWD(MPI_Gather_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Gather_init, c_in_place_root("MPI_Gather_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gather_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Gather_init_c
-ANYMPI_FWD(MPI_Gather_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Gather_init_c, c_in_place_root("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Gather_init
-ANYMPI_NARROW(MPI_Gather_init_c, MPI_Gather_init, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Gather_init_c, c_in_place_root("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), MPI_Gather_init, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gather_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Gatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Gatherv, c_in_place_root("MPI_Gatherv", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Gatherv_c
-ANYMPI_FWD(MPI_Gatherv_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Gatherv_c, c_in_place_root("MPI_Gatherv_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Gatherv_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Gatherv_init
-ANYMPI_FWD(MPI_Gatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Gatherv_init, c_in_place_root("MPI_Gatherv_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gatherv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Gatherv_init_c
-ANYMPI_FWD(MPI_Gatherv_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Gatherv_init_c, c_in_place_root("MPI_Gatherv_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gatherv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -804,17 +804,17 @@ ANYMPI_NARROW(MPI_Iexscan_c, MPI_Iexscan, errh_of(comm), c_fits_int(count), (c_b
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iexscan_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Igather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Igather, c_in_place_root("MPI_Igather", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Igather_c
-ANYMPI_FWD(MPI_Igather_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Igather_c, c_in_place_root("MPI_Igather_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Igather
-ANYMPI_NARROW(MPI_Igather_c, MPI_Igather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Igather_c, c_in_place_root("MPI_Igather_c", "sendbuf", sendbuf, root, comm), MPI_Igather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Igather_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Igatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Igatherv, c_in_place_root("MPI_Igatherv", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Igatherv_c
-ANYMPI_FWD(MPI_Igatherv_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Igatherv_c, c_in_place_root("MPI_Igatherv_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Igatherv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -884,11 +884,11 @@ ANYMPI_NARROW(MPI_Irecv_c, MPI_Irecv, errh_of(comm), c_fits_int(count), (c_buf(b
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Irecv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_IF(MPI_Ireduce, c_in_place_root("MPI_Ireduce", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Ireduce, c_in_place_root("MPI_Ireduce", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ireduce_c
-ANYMPI_FWD_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_NARROW_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", sendbuf, root, comm), MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", "sendbuf", sendbuf, root, comm), MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -923,17 +923,17 @@ ANYMPI_NARROW(MPI_Iscan_c, MPI_Iscan, errh_of(comm), c_fits_int(count), (c_buf(s
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iscan_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Iscatter, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Iscatter, c_in_place_root("MPI_Iscatter", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iscatter_c
-ANYMPI_FWD(MPI_Iscatter_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Iscatter_c, c_in_place_root("MPI_Iscatter_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iscatter
-ANYMPI_NARROW(MPI_Iscatter_c, MPI_Iscatter, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Iscatter_c, c_in_place_root("MPI_Iscatter_c", "recvbuf", recvbuf, root, comm), MPI_Iscatter, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iscatter_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Iscatterv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Iscatterv, c_in_place_root("MPI_Iscatterv", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iscatterv_c
-ANYMPI_FWD(MPI_Iscatterv_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Iscatterv_c, c_in_place_root("MPI_Iscatterv_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iscatterv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1179,23 +1179,23 @@ ANYMPI_NARROW(MPI_Recv_init_c, MPI_Recv_init, errh_of(comm), c_fits_int(count), 
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Recv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_IF(MPI_Reduce, c_in_place_root("MPI_Reduce", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Reduce, c_in_place_root("MPI_Reduce", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Reduce_c
-ANYMPI_FWD_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Reduce
-ANYMPI_NARROW_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", sendbuf, root, comm), MPI_Reduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_NARROW_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", "sendbuf", sendbuf, root, comm), MPI_Reduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init
-ANYMPI_FWD_IF(MPI_Reduce_init, c_in_place_root("MPI_Reduce_init", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Reduce_init, c_in_place_root("MPI_Reduce_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init_c
-ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Reduce_init
-ANYMPI_NARROW_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", sendbuf, root, comm), MPI_Reduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), MPI_Reduce_init, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1312,39 +1312,39 @@ ANYMPI_NARROW(MPI_Scan_init_c, MPI_Scan_init, errh_of(comm), c_fits_int(count), 
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Scatter, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Scatter, c_in_place_root("MPI_Scatter", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Scatter_c
-ANYMPI_FWD(MPI_Scatter_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Scatter_c, c_in_place_root("MPI_Scatter_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Scatter
-ANYMPI_NARROW(MPI_Scatter_c, MPI_Scatter, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_NARROW_IF(MPI_Scatter_c, c_in_place_root("MPI_Scatter_c", "recvbuf", recvbuf, root, comm), MPI_Scatter, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Scatter_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Scatter_init
-ANYMPI_FWD(MPI_Scatter_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Scatter_init, c_in_place_root("MPI_Scatter_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Scatter_init_c
-ANYMPI_FWD(MPI_Scatter_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Scatter_init_c, c_in_place_root("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Scatter_init
-ANYMPI_NARROW(MPI_Scatter_init_c, MPI_Scatter_init, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_NARROW_IF(MPI_Scatter_init_c, c_in_place_root("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), MPI_Scatter_init, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatter_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Scatterv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Scatterv, c_in_place_root("MPI_Scatterv", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Scatterv_c
-ANYMPI_FWD(MPI_Scatterv_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_FWD_IF(MPI_Scatterv_c, c_in_place_root("MPI_Scatterv_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Scatterv_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Scatterv_init
-ANYMPI_FWD(MPI_Scatterv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Scatterv_init, c_in_place_root("MPI_Scatterv_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatterv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Scatterv_init_c
-ANYMPI_FWD(MPI_Scatterv_init_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Scatterv_init_c, c_in_place_root("MPI_Scatterv_init_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatterv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif

@@ -90,6 +90,37 @@ static void check_op_saw(MPI_Datatype type, int count)
     op_seen_type = MPI_DATATYPE_NULL;
 }
 
+/* Three hundred distinct op functions (a runtime that keeps a fixed set of trampolines per
+ * function runs out of them here), each leaving its own mark. */
+#define DISTINCT_OP(i)                                                                          \
+    static void distinct_op_##i(void *in, void *inout, int *len, MPI_Datatype *dt)              \
+    {                                                                                           \
+        (void)dt;                                                                               \
+        for (int k = 0; k < *len; ++k) ((int *)inout)[k] = ((const int *)in)[k] * 1000 + i;    \
+    }
+#define DISTINCT_OP_PTR(i) distinct_op_##i,
+#define X10(m, a) m(a##0) m(a##1) m(a##2) m(a##3) m(a##4) m(a##5) m(a##6) m(a##7) m(a##8) m(a##9)
+#define X100(m, a) X10(m, a##0) X10(m, a##1) X10(m, a##2) X10(m, a##3) X10(m, a##4) \
+                   X10(m, a##5) X10(m, a##6) X10(m, a##7) X10(m, a##8) X10(m, a##9)
+X100(DISTINCT_OP, 1) X100(DISTINCT_OP, 2) X100(DISTINCT_OP, 3)
+static MPI_User_function *const distinct_ops[] = {X100(DISTINCT_OP_PTR, 1) X100(DISTINCT_OP_PTR, 2)
+                                                      X100(DISTINCT_OP_PTR, 3)};
+
+static void test_distinct_ops(void)
+{
+    enum { n = sizeof distinct_ops / sizeof distinct_ops[0] };
+    static MPI_Op ops[n];
+    for (int i = 0; i < n; ++i) MPI_OK(MPI_Op_create(distinct_ops[i], i % 2, &ops[i]));
+    for (int round = 0; round < 2; ++round)
+        for (int i = 0; i < n; ++i) {
+            int in[2] = {round + 1, 7}, inout[2] = {0, 0};
+            MPI_OK(MPI_Reduce_local(in, inout, 2, MPI_INT, ops[i]));
+            CHECK_MSG(inout[0] == (round + 1) * 1000 + 100 + i && inout[1] == 7000 + 100 + i,
+                      "op %d of %d computed %d, %d", i, n, inout[0], inout[1]);
+        }
+    for (int i = 0; i < n; ++i) MPI_OK(MPI_Op_free(&ops[i]));
+}
+
 static void test_ops(void)
 {
     MPI_Datatype pair;
@@ -624,6 +655,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     test_ops();
+    test_distinct_ops();
     test_errhandlers();
     test_keyvals();
     test_grequests();

@@ -4,6 +4,7 @@
 
 #include <ffi.h>
 
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <new>
@@ -13,95 +14,132 @@
 namespace anympi::backend {
 
 // ---------------------------------------------------------------- closures
+// A kind of callback the MPI calls without a context: the native signature and invoke(), which
+// calls the user's function (type-erased as void *) with the arguments in the ABI's terms.
+// closure_for(kind, fn) gives a native function that calls invoke(fn, ...):
+//  - one of `pool_size` trampolines compiled per kind, each reading its function from its
+//    slot (a few instructions: the common case, a program's handful of distinct functions);
+//  - beyond those, a libffi closure (some 500 instructions per call, but no bound).
 namespace {
-// A native callback signature: every argument is a pointer, nothing is returned.
-struct signature {
-    void (*handler)(ffi_cif *, void *, void **, void *);
-    unsigned nargs;
-    ffi_cif cif{};
-    ffi_type *args[4] = {&ffi_type_pointer, &ffi_type_pointer, &ffi_type_pointer, &ffi_type_pointer};
-    bool ready = false;
+constexpr int pool_size = 256;
+
+template <class Kind, class Sig> struct kind_base;
+template <class Kind, class... A> struct kind_base<Kind, void(A...)> {
+    using native_fn = void(A..., ...);  // what the MPI calls through (errhandlers are variadic)
+    static constexpr unsigned nargs = sizeof...(A);
+    static inline std::atomic<void *> slots[pool_size];
+    static inline int used = 0;  // guarded by closure_mutex
+    template <int I> static void trampoline(A... a, ...)
+    {
+        Kind::invoke(slots[I].load(std::memory_order_acquire), a...);
+    }
+    template <size_t... I> static void ffi_call(void **args, void *fn, std::index_sequence<I...>)
+    {
+        Kind::invoke(fn, *static_cast<A *>(args[I])...);
+    }
+    static void ffi_handler(ffi_cif *, void *, void **args, void *fn)
+    {
+        ffi_call(args, fn, std::index_sequence_for<A...>{});
+    }
+    template <int... I> static constexpr auto make_pool(std::integer_sequence<int, I...>)
+    {
+        return std::array<native_fn *, sizeof...(I)>{&trampoline<I>...};
+    }
+    static inline const std::array<native_fn *, pool_size> pool = make_pool(std::make_integer_sequence<int, pool_size>{});
 };
 
+// ---- reduction ops: (in, inout, len, datatype)
+struct op_kind : kind_base<op_kind, void(void *, void *, int *, MPI_Datatype *)> {
+    static void invoke(void *fn, void *in, void *inout, int *len, MPI_Datatype *dt)
+    {
+        abi_Datatype t = to_abi<abi_Datatype>(*dt);
+        abi_scope s_;
+        reinterpret_cast<abi_User_function *>(fn)(in, inout, len, &t);
+    }
+};
+#if ANYMPI_HAVE_MPI_Op_create_c
+struct op_c_kind : kind_base<op_c_kind, void(void *, void *, MPI_Count *, MPI_Datatype *)> {
+    static void invoke(void *fn, void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+    {
+        abi_Datatype t = to_abi<abi_Datatype>(*dt);
+        abi_Count n = *len;
+        abi_scope s_;
+        reinterpret_cast<abi_User_function_c *>(fn)(in, inout, &n, &t);
+    }
+};
+#else
+// The MPI has no large-count ops: a large-count user function behind an int one.
+struct op_c_kind : kind_base<op_c_kind, void(void *, void *, int *, MPI_Datatype *)> {
+    static void invoke(void *fn, void *in, void *inout, int *len, MPI_Datatype *dt)
+    {
+        abi_Datatype t = to_abi<abi_Datatype>(*dt);
+        abi_Count n = *len;
+        abi_scope s_;
+        reinterpret_cast<abi_User_function_c *>(fn)(in, inout, &n, &t);
+    }
+};
+#endif
+
+// ---- error handlers: (object *, code *, ...); the varargs are implementation-specific
+template <class A, class Fn> struct errh_kind : kind_base<errh_kind<A, Fn>, void(native_t<A> *, int *)> {
+    static void invoke(void *fn, native_t<A> *obj, int *code)
+    {
+        A h = to_abi<A>(*obj);
+        int e = err_out(*code);
+        abi_scope s_;
+        reinterpret_cast<Fn *>(fn)(&h, &e);
+    }
+};
+using comm_errh_kind = errh_kind<abi_Comm, abi_Comm_errhandler_function>;
+using win_errh_kind = errh_kind<abi_Win, abi_Win_errhandler_function>;
+using file_errh_kind = errh_kind<abi_File, abi_File_errhandler_function>;
+#if ANYMPI_NATIVE_HAS_SESSIONS
+using session_errh_kind = errh_kind<abi_Session, abi_Session_errhandler_function>;
+#endif
+
 struct closure_key {
-    const signature *sig;
+    const void *kind;
     void *fn;
-    bool operator==(const closure_key &o) const { return sig == o.sig && fn == o.fn; }
+    bool operator==(const closure_key &o) const { return kind == o.kind && fn == o.fn; }
 };
 struct closure_hash {
     size_t operator()(const closure_key &k) const
     {
-        return std::hash<const void *>()(k.sig) ^ (std::hash<void *>()(k.fn) * 0x9E3779B97F4A7C15ull);
+        return std::hash<const void *>()(k.kind) ^ (std::hash<void *>()(k.fn) * 0x9E3779B97F4A7C15ull);
     }
 };
 std::mutex closure_mutex;
 std::unordered_map<closure_key, void *, closure_hash> closures;  // -> the native function
 
-// The native function for `fn` with signature `sig`: made once, kept for the process's life.
-void *closure_for(signature &sig, void *fn)
+// The native function that calls `fn` as a `Kind`: made once, kept for the process's life.
+template <class Kind> typename Kind::native_fn *closure_for(void *fn)
 {
+    using native_fn = typename Kind::native_fn;
     std::lock_guard<std::mutex> g(closure_mutex);
-    if (!sig.ready) {
-        if (ffi_prep_cif(&sig.cif, FFI_DEFAULT_ABI, sig.nargs, &ffi_type_void, sig.args) != FFI_OK) return nullptr;
-        sig.ready = true;
-    }
-    auto it = closures.find({&sig, fn});
-    if (it != closures.end()) return it->second;
+    auto it = closures.find({&Kind::pool, fn});
+    if (it != closures.end()) return reinterpret_cast<native_fn *>(it->second);
     void *code = nullptr;
-    auto *c = static_cast<ffi_closure *>(ffi_closure_alloc(sizeof(ffi_closure), &code));
-    if (!c) return nullptr;
-    if (ffi_prep_closure_loc(c, &sig.cif, sig.handler, fn, code) != FFI_OK) {
-        ffi_closure_free(c);
-        return nullptr;
+    if (Kind::used < pool_size) {
+        const int i = Kind::used++;
+        Kind::slots[i].store(fn, std::memory_order_release);
+        code = reinterpret_cast<void *>(Kind::pool[i]);
+    } else {
+        static ffi_cif cif;  // every argument a pointer, nothing returned
+        static ffi_type *args[Kind::nargs];
+        static const bool ready = [] {
+            for (auto &a : args) a = &ffi_type_pointer;
+            return ffi_prep_cif(&cif, FFI_DEFAULT_ABI, Kind::nargs, &ffi_type_void, args) == FFI_OK;
+        }();
+        auto *c = ready ? static_cast<ffi_closure *>(ffi_closure_alloc(sizeof(ffi_closure), &code)) : nullptr;
+        if (!c) return nullptr;
+        if (ffi_prep_closure_loc(c, &cif, &Kind::ffi_handler, fn, code) != FFI_OK) {
+            ffi_closure_free(c);
+            return nullptr;
+        }
     }
-    closures.emplace(closure_key{&sig, fn}, code);
-    return code;
+    closures.emplace(closure_key{&Kind::pool, fn}, code);
+    return reinterpret_cast<native_fn *>(code);
 }
-
-template <class T> T arg(void **a, int i) { return *static_cast<T *>(a[i]); }
-
-// ---- reduction ops: (in, inout, len, datatype)
-void op_call(ffi_cif *, void *, void **a, void *fn)
-{
-    abi_Datatype t = to_abi<abi_Datatype>(*arg<MPI_Datatype *>(a, 3));
-    abi_scope s_;
-    reinterpret_cast<abi_User_function *>(fn)(arg<void *>(a, 0), arg<void *>(a, 1), arg<int *>(a, 2), &t);
-}
-#if ANYMPI_HAVE_MPI_Op_create_c
-void op_call_c(ffi_cif *, void *, void **a, void *fn)
-{
-    abi_Datatype t = to_abi<abi_Datatype>(*arg<MPI_Datatype *>(a, 3));
-    abi_Count n = *arg<MPI_Count *>(a, 2);
-    abi_scope s_;
-    reinterpret_cast<abi_User_function_c *>(fn)(arg<void *>(a, 0), arg<void *>(a, 1), &n, &t);
-}
-#else
-// The MPI has no large-count ops: a large-count user function behind an int one.
-void op_call_c(ffi_cif *, void *, void **a, void *fn)
-{
-    abi_Datatype t = to_abi<abi_Datatype>(*arg<MPI_Datatype *>(a, 3));
-    abi_Count n = *arg<int *>(a, 2);
-    abi_scope s_;
-    reinterpret_cast<abi_User_function_c *>(fn)(arg<void *>(a, 0), arg<void *>(a, 1), &n, &t);
-}
-#endif
-signature op_sig{&op_call, 4};
-signature op_sig_c{&op_call_c, 4};
-
-// ---- error handlers: (object *, code *, ...); the varargs are implementation-specific
-template <class A, class Fn> void errh_call(ffi_cif *, void *, void **a, void *fn)
-{
-    A h = to_abi<A>(*arg<native_t<A> *>(a, 0));
-    int e = err_out(*arg<int *>(a, 1));
-    abi_scope s_;
-    reinterpret_cast<Fn *>(fn)(&h, &e);
-}
-signature comm_errh_sig{&errh_call<abi_Comm, abi_Comm_errhandler_function>, 2};
-signature win_errh_sig{&errh_call<abi_Win, abi_Win_errhandler_function>, 2};
-signature file_errh_sig{&errh_call<abi_File, abi_File_errhandler_function>, 2};
-#if ANYMPI_NATIVE_HAS_SESSIONS
-signature session_errh_sig{&errh_call<abi_Session, abi_Session_errhandler_function>, 2};
-#endif
 
 // Why a closure could not be made, in the caller's error: the MPI's class for no memory.
 constexpr int no_closure = -1;
@@ -109,13 +147,13 @@ constexpr int no_closure = -1;
 
 int op_create(abi_User_function *fn, int commute, MPI_Op *out)
 {
-    void *code = closure_for(op_sig, reinterpret_cast<void *>(fn));
+    auto *code = closure_for<op_kind>(reinterpret_cast<void *>(fn));
     if (!code) return no_closure;
     return MPI_Op_create(reinterpret_cast<MPI_User_function *>(code), commute, out);
 }
 int op_create_c(abi_User_function_c *fn, int commute, MPI_Op *out)
 {
-    void *code = closure_for(op_sig_c, reinterpret_cast<void *>(fn));
+    auto *code = closure_for<op_c_kind>(reinterpret_cast<void *>(fn));
     if (!code) return no_closure;
 #if ANYMPI_HAVE_MPI_Op_create_c
     return MPI_Op_create_c(reinterpret_cast<MPI_User_function_c *>(code), commute, out);
@@ -126,23 +164,23 @@ int op_create_c(abi_User_function_c *fn, int commute, MPI_Op *out)
 
 int comm_errhandler_create(abi_Comm_errhandler_function *fn, MPI_Errhandler *out)
 {
-    void *code = closure_for(comm_errh_sig, reinterpret_cast<void *>(fn));
+    auto *code = closure_for<comm_errh_kind>(reinterpret_cast<void *>(fn));
     return code ? MPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function *>(code), out) : no_closure;
 }
 int win_errhandler_create(abi_Win_errhandler_function *fn, MPI_Errhandler *out)
 {
-    void *code = closure_for(win_errh_sig, reinterpret_cast<void *>(fn));
+    auto *code = closure_for<win_errh_kind>(reinterpret_cast<void *>(fn));
     return code ? MPI_Win_create_errhandler(reinterpret_cast<MPI_Win_errhandler_function *>(code), out) : no_closure;
 }
 int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out)
 {
-    void *code = closure_for(file_errh_sig, reinterpret_cast<void *>(fn));
+    auto *code = closure_for<file_errh_kind>(reinterpret_cast<void *>(fn));
     return code ? MPI_File_create_errhandler(reinterpret_cast<MPI_File_errhandler_function *>(code), out) : no_closure;
 }
 #if ANYMPI_NATIVE_HAS_SESSIONS
 int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandler *out)
 {
-    void *code = closure_for(session_errh_sig, reinterpret_cast<void *>(fn));
+    auto *code = closure_for<session_errh_kind>(reinterpret_cast<void *>(fn));
     return code ? MPI_Session_create_errhandler(reinterpret_cast<MPI_Session_errhandler_function *>(code), out)
                 : no_closure;
 }

@@ -4,12 +4,13 @@
 // (abi_scope).  How the native function finds its record:
 //  - where the MPI passes a context (attribute callbacks' and generalized requests'
 //    extra_state, datarep's extra_state, MPI_T's user_data): the record is the context;
-//  - where it passes none (reduction ops, error handlers): a closure, a native function made
-//    at run time (libffi) that carries its record.  There is one closure per user function
-//    and signature, made on first use and kept for the life of the process: freeing an op or
-//    an error handler never frees it, so an operation still pending on a freed op keeps
-//    calling the right function, and creating and freeing in a loop reuses the same closure.
-//    Their number is bounded by the number of distinct functions, not by the handles alive.
+//  - where it passes none (reduction ops, error handlers): a closure, a native function that
+//    carries its record -- one of the trampolines compiled per signature, or beyond those a
+//    closure made at run time (libffi).  There is one closure per user function and
+//    signature, made on first use and kept for the life of the process: freeing an op or an
+//    error handler never frees it, so an operation still pending on a freed op keeps calling
+//    the right function, and creating and freeing in a loop reuses the same closure.  Their
+//    number is bounded by the number of distinct functions, not by the handles alive.
 #pragma once
 #include "backend.hpp"
 

@@ -91,13 +91,14 @@ static void build_tables()
 // Native classes anympi created (Add_error_class), by ABI class: for the ABI classes the
 // native MPI lacks (MPI_ERR_ABI ...) and to carry anympi's own messages (MPICH garbles the
 // string of a code added to a predefined class, so every raised code gets a class of ours).
-static int created_class[64];
+// Read without the lock by err_out_created, from any thread: atomic.
+static std::atomic<int> created_class[64];
 static std::mutex created_mutex;
 
 int err_out_created(int n)
 {
     for (int a = 1; a < 64; ++a)
-        if (created_class[a] == n && n != 0) return a;
+        if (n != 0 && created_class[a].load(std::memory_order_relaxed) == n) return a;
     if (n > err_bias_above && n <= err_bias_above + err_bias) return n + err_bias;
     return n;
 }
@@ -114,13 +115,12 @@ int last_used_code() { return user_last_code.load(std::memory_order_relaxed); }
 static int created_class_for(int abi_class)
 {
     std::lock_guard<std::mutex> g(created_mutex);
-    if (created_class[abi_class] == 0) {
+    if (created_class[abi_class].load(std::memory_order_relaxed) == 0) {
         int c = 0;
         if (MPI_Add_error_class(&c) != MPI_SUCCESS) return 0;
-        created_class[abi_class] = c;
-        if (c > 0 && c < 256) native_class_to_abi[c] = abi_class;
+        created_class[abi_class].store(c, std::memory_order_relaxed);  // err_out_created finds it
     }
-    return created_class[abi_class];
+    return created_class[abi_class].load(std::memory_order_relaxed);
 }
 
 void after_native_init()
@@ -131,7 +131,7 @@ void after_native_init()
             bool native_has = false;
             for (int i = 0; i < consts[int(cat::error)].n; ++i)
                 if (consts[int(cat::error)].v[i].abi == a) native_has = true;
-            if (!native_has && created_class_for(a)) abi_class_to_native[a] = created_class[a];
+            if (!native_has && created_class_for(a)) abi_class_to_native[a] = created_class[a].load(std::memory_order_relaxed);
         }
     });
     emulated_types_world_init();  // emulated_types: build the datatypes the native MPI lacks

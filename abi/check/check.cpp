@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
@@ -404,20 +405,24 @@ bool lookup(MPI_Request r, req_info& out) {
   out = it->second;
   return true;
 }
-void untrack(MPI_Request r) {
+// The request i was completed or freed. Once the MPI has let go of it, another thread may get
+// the same handle value for a new operation and track that: only the entry that was looked up
+// (its posting number) is forgotten, never the newer one.
+void untrack(MPI_Request r, const req_info& i) {
   std::lock_guard<std::recursive_mutex> l(g_mu);
-  g_reqs.erase(r);
+  auto it = g_reqs.find(r);
+  if (it != g_reqs.end() && it->second.seq == i.seq) g_reqs.erase(it);
 }
 
 // A request completed with st (its handle was `was`): check it, forget it unless persistent.
 int completed(MPI_Request was, const req_info& i, const MPI_Status& st, bool ok = true) {
   if (i.kind == req_info::send || i.kind == req_info::psend) {
-    if (i.kind == req_info::send) untrack(was);
+    if (i.kind == req_info::send) untrack(was, i);
     release_shadow(i.shadow, &st);
     return MPI_SUCCESS;
   }
   if (i.nb) {
-    if (i.kind == req_info::coll) untrack(was);
+    if (i.kind == req_info::coll) untrack(was, i);
     return finish_coll(*i.nb, ok);
   }
   if (!i.sig) return MPI_SUCCESS;
@@ -426,12 +431,42 @@ int completed(MPI_Request was, const req_info& i, const MPI_Status& st, bool ok 
     ps.MPI_SOURCE = i.peer, ps.MPI_TAG = i.tag;
     return recv_shadow(i.fn, i.comm, i.count, *i.sig, ps, ok);
   }
-  if (i.kind == req_info::recv) untrack(was);
+  if (i.kind == req_info::recv) untrack(was, i);
   // from MPI_PROC_NULL nothing came (MPICH 4.0 leaves such a status' MPI_SOURCE unset in the
   // multiple completions)
   if (i.peer == MPI_PROC_NULL) return MPI_SUCCESS;
   return recv_shadow(i.fn, i.comm, i.count, *i.sig, st, ok);
 }
+
+// ---- statuses. The program's status must come back exactly as the MPI leaves it: written only
+// where the MPI writes it, field by field (docs/runtime.md, "Statuses"), MPI_STATUS_IGNORE
+// never written through. But the checker must know whether the MPI matched a message at all (a
+// receive that failed with a truncation still consumed one, and its shadow must go too). So the
+// MPI writes into a copy of the program's status whose MPI_SOURCE holds a value no MPI writes;
+// when the call is over the copy goes back, with the program's own MPI_SOURCE where the MPI
+// left it alone.
+constexpr int k_unwritten = INT_MIN;
+class status_copy {
+ public:
+  explicit status_copy(MPI_Status* user) : user_(user) {
+    if (user_ != MPI_STATUS_IGNORE) s_ = *user_;
+    s_.MPI_SOURCE = k_unwritten;
+  }
+  status_copy(const status_copy&) = delete;
+  status_copy& operator=(const status_copy&) = delete;
+  ~status_copy() {
+    if (user_ == MPI_STATUS_IGNORE) return;
+    const int source = s_.MPI_SOURCE == k_unwritten ? user_->MPI_SOURCE : s_.MPI_SOURCE;
+    *user_ = s_;
+    user_->MPI_SOURCE = source;
+  }
+  MPI_Status* get() { return &s_; }  // what the MPI writes; MPI_SOURCE < 0 unless it matched a message
+  const MPI_Status& operator*() const { return s_; }
+
+ private:
+  MPI_Status* user_;
+  MPI_Status s_{};
+};
 
 // ---- wrappers. `C` is int or MPI_Count (the _c forms).
 template <class C>
@@ -464,9 +499,8 @@ int isend_common(const char* fn, const void* b, C n, MPI_Datatype t, int dest, i
 }
 template <int Ix, class C>
 int recv_common(const char* fn, void* b, C n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status* st) {
-  MPI_Status local;
-  MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
-  s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
+  status_copy sc(st);
+  MPI_Status* s = sc.get();
   int rc = reinterpret_cast<recv_fn<C>>(g_next[Ix])(b, n, t, src, tag, c, s);
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
     // The MPI reported the receive (truncation...); the pair must still be consumed.
@@ -533,9 +567,8 @@ int pair_sendrecv_shadows(const char* fn, int rc, MPI_Comm c, C sn, MPI_Datatype
 template <int Ix, class C>
 int sendrecv_common(const char* fn, const void* sb, C sn, MPI_Datatype stype, int dest, int stag, void* rb, C rn,
                     MPI_Datatype rtype, int src, int rtag, MPI_Comm c, MPI_Status* st) {
-  MPI_Status local;
-  MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
-  s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
+  status_copy sc(st);
+  MPI_Status* s = sc.get();
   using F = int (*)(const void*, C, MPI_Datatype, int, int, void*, C, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
   int rc = reinterpret_cast<F>(g_next[Ix])(sb, sn, stype, dest, stag, rb, rn, rtype, src, rtag, c, s);
   return pair_sendrecv_shadows(fn, rc, c, sn, stype, dest, stag, rn, rtype, *s);
@@ -552,9 +585,8 @@ int w_MPI_Sendrecv_c(const void* sb, MPI_Count sn, MPI_Datatype st, int d, int s
 template <int Ix, class C>
 int sendrecv_replace_common(const char* fn, void* b, C n, MPI_Datatype t, int dest, int stag, int src, int rtag, MPI_Comm c,
                             MPI_Status* st) {
-  MPI_Status local;
-  MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
-  s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
+  status_copy sc(st);
+  MPI_Status* s = sc.get();
   using F = int (*)(void*, C, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Status*);
   int rc = reinterpret_cast<F>(g_next[Ix])(b, n, t, dest, stag, src, rtag, c, s);
   return pair_sendrecv_shadows(fn, rc, c, n, t, dest, stag, n, t, *s);
@@ -596,9 +628,8 @@ MPI_Comm take_message(MPI_Message m) {
 template <int Ix, class C>
 int mrecv_common(const char* fn, void* b, C n, MPI_Datatype t, MPI_Message* m, MPI_Status* st) {
   MPI_Comm c = take_message(*m);
-  MPI_Status local;
-  MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
-  s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
+  status_copy sc(st);
+  MPI_Status* s = sc.get();
   using F = int (*)(void*, C, MPI_Datatype, MPI_Message*, MPI_Status*);
   int rc = reinterpret_cast<F>(g_next[Ix])(b, n, t, m, s);
   if (c == MPI_COMM_NULL || (rc != MPI_SUCCESS && s->MPI_SOURCE < 0)) return rc;
@@ -654,10 +685,10 @@ int w_MPI_Request_free(MPI_Request* r) {
   req_info i;
   const bool known = lookup(was, i);
   int rc = NX(MPI_Request_free)(r);
-  if (rc != MPI_SUCCESS) return rc;
-  untrack(was);
-  if (known) release_shadow(i.shadow, nullptr);  // a freed send can no longer be cancelled
-  if (known && i.nb && !coll_ready(*i.nb)) {  // its exchange goes on: keep the buffers
+  if (rc != MPI_SUCCESS || !known) return rc;
+  untrack(was, i);
+  release_shadow(i.shadow, nullptr);  // a freed send can no longer be cancelled
+  if (i.nb && !coll_ready(*i.nb)) {  // its exchange goes on: keep the buffers
     std::lock_guard<std::recursive_mutex> l(g_mu);
     g_orphans.push_back(i.nb);
   }
@@ -669,9 +700,8 @@ int w_MPI_Wait(MPI_Request* r, MPI_Status* st) {
   req_info i;
   const MPI_Request was = *r;
   if (!lookup(was, i)) return NX(MPI_Wait)(r, st);
-  MPI_Status local;
-  MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
-  s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
+  status_copy sc(st);
+  MPI_Status* s = sc.get();
   int rc = NX(MPI_Wait)(r, s);
   int e = completed(was, i, *s, rc == MPI_SUCCESS);
   return rc != MPI_SUCCESS ? rc : e;
@@ -684,9 +714,8 @@ int w_MPI_Test(MPI_Request* r, int* flag, MPI_Status* st) {
     *flag = 0;
     return MPI_SUCCESS;
   }
-  MPI_Status local;
-  MPI_Status* s = st == MPI_STATUS_IGNORE ? &local : st;
-  s->MPI_SOURCE = MPI_ANY_SOURCE;  // stays so when the call fails before receiving anything
+  status_copy sc(st);
+  MPI_Status* s = sc.get();
   int rc = NX(MPI_Test)(r, flag, s);
   if (!*flag) return rc;
   int e = completed(was, i, *s, rc == MPI_SUCCESS);
@@ -725,8 +754,10 @@ struct snapshot {
       if (!held[k]) rs[k] = pass_copy[k];
   }
   // Check the completed indices in posting order: matching pairs from one source and tag
-  // then meet their shadows in the order they were sent.
-  int finish(std::vector<int> idx, const MPI_Status* sts, bool sts_by_pos, MPI_Status* user_sts) {
+  // then meet their shadows in the order they were sent. `all_ok`: the call succeeded, so
+  // every entry did (the MPI need not write MPI_ERROR then); else each entry's MPI_ERROR says.
+  // A mismatch goes into the entry's MPI_ERROR.
+  int finish(std::vector<int> idx, MPI_Status* sts, bool sts_by_pos, bool all_ok) {
     std::vector<std::pair<std::uint64_t, int>> order;  // (seq, position in idx)
     for (std::size_t p = 0; p < idx.size(); ++p)
       if (idx[p] >= 0 && tracked[idx[p]]) order.push_back({info[idx[p]].seq, static_cast<int>(p)});
@@ -734,32 +765,61 @@ struct snapshot {
     int first = MPI_SUCCESS;
     for (auto [seq, p] : order) {
       const int k = idx[p];
-      const MPI_Status& st = sts[sts_by_pos ? p : k];
-      if (st.MPI_ERROR == MPI_ERR_PENDING) continue;
-      int e = completed(was[k], info[k], st, st.MPI_ERROR == MPI_SUCCESS);
-      if (e && user_sts != MPI_STATUSES_IGNORE) user_sts[sts_by_pos ? p : k].MPI_ERROR = e;
+      MPI_Status& st = sts[sts_by_pos ? p : k];
+      if (!all_ok && st.MPI_ERROR == MPI_ERR_PENDING) continue;
+      int e = completed(was[k], info[k], st, all_ok || st.MPI_ERROR == MPI_SUCCESS);
+      if (e) st.MPI_ERROR = e;
       if (e && first == MPI_SUCCESS) first = e;
     }
     return first;
   }
 };
 
+// The statuses of a multiple completion, as status_copy for one: the MPI writes into copies
+// (for MPI_STATUSES_IGNORE, into statuses of the checker's own), which go back to the program
+// with its own MPI_SOURCE where the MPI left it alone. Entries the MPI does not write (past
+// Waitsome's outcount, all of them when a test found nothing) thus come back as they were.
+class statuses_copy {
+ public:
+  statuses_copy(MPI_Status* user, int n) : user_(user), s_(static_cast<std::size_t>(std::max(n, 0))) {
+    for (std::size_t k = 0; k < s_.size(); ++k) {
+      if (user_ != MPI_STATUSES_IGNORE) s_[k] = user_[k];
+      s_[k].MPI_SOURCE = k_unwritten;
+    }
+  }
+  statuses_copy(const statuses_copy&) = delete;
+  statuses_copy& operator=(const statuses_copy&) = delete;
+  ~statuses_copy() {
+    if (user_ == MPI_STATUSES_IGNORE) return;
+    for (std::size_t k = 0; k < s_.size(); ++k) {
+      const int source = s_[k].MPI_SOURCE == k_unwritten ? user_[k].MPI_SOURCE : s_[k].MPI_SOURCE;
+      user_[k] = s_[k];
+      user_[k].MPI_SOURCE = source;
+    }
+  }
+  MPI_Status* get() { return s_.data(); }
+
+ private:
+  MPI_Status* user_;
+  std::vector<MPI_Status> s_;
+};
+
+// What a multiple completion returns once the checker compared: the MPI's error, else a
+// mismatch (MPI_ERR_IN_STATUS with the code in the statuses, the code itself without them).
+int multiple_rc(int rc, int e, const MPI_Status* sts) {
+  if (rc != MPI_SUCCESS) return rc;
+  return e == MPI_SUCCESS ? MPI_SUCCESS : (sts == MPI_STATUSES_IGNORE ? e : MPI_ERR_IN_STATUS);
+}
+
 int w_MPI_Waitall(int n, MPI_Request rs[], MPI_Status sts[]) {
   snapshot s(n, rs);
   if (!s.any) return NX(MPI_Waitall)(n, rs, sts);
-  std::vector<MPI_Status> local(sts == MPI_STATUSES_IGNORE ? n : 0);
-  MPI_Status* use = sts == MPI_STATUSES_IGNORE ? local.data() : sts;
-  if (sts == MPI_STATUSES_IGNORE)
-    for (auto& x : local) x.MPI_ERROR = MPI_SUCCESS;
-  int rc = NX(MPI_Waitall)(n, rs, use);
+  statuses_copy use(sts, n);
+  int rc = NX(MPI_Waitall)(n, rs, use.get());
   if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return rc;
-  if (rc == MPI_SUCCESS)
-    for (int k = 0; k < n; ++k) use[k].MPI_ERROR = MPI_SUCCESS;  // not set by a successful Waitall
   std::vector<int> idx(n);
   for (int k = 0; k < n; ++k) idx[k] = k;
-  int e = s.finish(idx, use, false, sts);
-  if (rc != MPI_SUCCESS) return rc;
-  return e == MPI_SUCCESS ? MPI_SUCCESS : (sts == MPI_STATUSES_IGNORE ? e : MPI_ERR_IN_STATUS);
+  return multiple_rc(rc, s.finish(idx, use.get(), false, rc == MPI_SUCCESS), sts);
 }
 int w_MPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status sts[]) {
   snapshot s(n, rs, true);
@@ -768,40 +828,37 @@ int w_MPI_Testall(int n, MPI_Request rs[], int* flag, MPI_Status sts[]) {
     *flag = 0;
     return MPI_SUCCESS;
   }
-  std::vector<MPI_Status> local(sts == MPI_STATUSES_IGNORE ? n : 0);
-  MPI_Status* use = sts == MPI_STATUSES_IGNORE ? local.data() : sts;
-  int rc = NX(MPI_Testall)(n, rs, flag, use);
+  statuses_copy use(sts, n);
+  int rc = NX(MPI_Testall)(n, rs, flag, use.get());
   if (!*flag || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
-  if (rc == MPI_SUCCESS)
-    for (int k = 0; k < n; ++k) use[k].MPI_ERROR = MPI_SUCCESS;
   std::vector<int> idx(n);
   for (int k = 0; k < n; ++k) idx[k] = k;
-  int e = s.finish(idx, use, false, sts);
-  if (rc != MPI_SUCCESS) return rc;
-  return e == MPI_SUCCESS ? MPI_SUCCESS : (sts == MPI_STATUSES_IGNORE ? e : MPI_ERR_IN_STATUS);
+  return multiple_rc(rc, s.finish(idx, use.get(), false, rc == MPI_SUCCESS), sts);
 }
+// Waitany and Testany complete one request: the call's return code is its error (the MPI need
+// not write the status's MPI_ERROR), and a mismatch is returned as it is.
 int w_MPI_Waitany(int n, MPI_Request rs[], int* index, MPI_Status* st) {
   snapshot s(n, rs);
   if (!s.any) return NX(MPI_Waitany)(n, rs, index, st);
-  MPI_Status local;
-  MPI_Status* use = st == MPI_STATUS_IGNORE ? &local : st;
-  int rc = NX(MPI_Waitany)(n, rs, index, use);
+  status_copy use(st);
+  int rc = NX(MPI_Waitany)(n, rs, index, use.get());
   if (*index == MPI_UNDEFINED || *index < 0) return rc;
-  use->MPI_ERROR = MPI_SUCCESS;
-  int e = s.finish({*index}, use, true, MPI_STATUSES_IGNORE);
+  MPI_Status checked = *use;  // the checker's own: a mismatch is not written into the program's
+  checked.MPI_ERROR = rc;
+  int e = s.finish({*index}, &checked, true, false);
   return rc != MPI_SUCCESS ? rc : e;
 }
 int w_MPI_Testany(int n, MPI_Request rs[], int* index, int* flag, MPI_Status* st) {
   snapshot s(n, rs, true);
   if (!s.any) return NX(MPI_Testany)(n, rs, index, flag, st);
-  MPI_Status local;
-  MPI_Status* use = st == MPI_STATUS_IGNORE ? &local : st;
-  int rc = NX(MPI_Testany)(n, s.pass(rs), index, flag, use);
+  status_copy use(st);
+  int rc = NX(MPI_Testany)(n, s.pass(rs), index, flag, use.get());
   s.put_back(rs);
   if (s.held_any && *flag && *index == MPI_UNDEFINED) *flag = 0;  // only held ones are active
   if (!*flag || *index == MPI_UNDEFINED || *index < 0) return rc;
-  use->MPI_ERROR = MPI_SUCCESS;
-  int e = s.finish({*index}, use, true, MPI_STATUSES_IGNORE);
+  MPI_Status checked = *use;
+  checked.MPI_ERROR = rc;
+  int e = s.finish({*index}, &checked, true, false);
   return rc != MPI_SUCCESS ? rc : e;
 }
 template <int Ix>
@@ -809,17 +866,12 @@ int some_common(int n, MPI_Request rs[], int* outcount, int idx[], MPI_Status st
   snapshot s(n, rs, Ix == ANYMPI_IX_MPI_Testsome);
   using F = int (*)(int, MPI_Request*, int*, int*, MPI_Status*);
   if (!s.any) return reinterpret_cast<F>(g_next[Ix])(n, rs, outcount, idx, sts);
-  std::vector<MPI_Status> local(sts == MPI_STATUSES_IGNORE ? n : 0);
-  MPI_Status* use = sts == MPI_STATUSES_IGNORE ? local.data() : sts;
-  int rc = reinterpret_cast<F>(g_next[Ix])(n, s.pass(rs), outcount, idx, use);
+  statuses_copy use(sts, n);
+  int rc = reinterpret_cast<F>(g_next[Ix])(n, s.pass(rs), outcount, idx, use.get());
   s.put_back(rs);
   if (s.held_any && *outcount == MPI_UNDEFINED) *outcount = 0;  // only held ones are active
   if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || *outcount == MPI_UNDEFINED || *outcount <= 0) return rc;
-  if (rc == MPI_SUCCESS)
-    for (int k = 0; k < *outcount; ++k) use[k].MPI_ERROR = MPI_SUCCESS;
-  int e = s.finish(std::vector<int>(idx, idx + *outcount), use, true, sts);
-  if (rc != MPI_SUCCESS) return rc;
-  return e == MPI_SUCCESS ? MPI_SUCCESS : (sts == MPI_STATUSES_IGNORE ? e : MPI_ERR_IN_STATUS);
+  return multiple_rc(rc, s.finish(std::vector<int>(idx, idx + *outcount), use.get(), true, rc == MPI_SUCCESS), sts);
 }
 int w_MPI_Waitsome(int n, MPI_Request rs[], int* oc, int idx[], MPI_Status sts[]) {
   return some_common<ANYMPI_IX_MPI_Waitsome>(n, rs, oc, idx, sts);
@@ -921,11 +973,23 @@ int w_MPI_Bcast_c(void* b, MPI_Count n, MPI_Datatype t, int r, MPI_Comm c) {
 
 template <int Ix, class C>
 int reduce_common(const char* fn, const void* sb, void* rb, C n, MPI_Datatype t, MPI_Op op, int root, MPI_Comm c) {
+  using F = int (*)(const void*, void*, C, MPI_Datatype, MPI_Op, int, MPI_Comm);
+  const auto next = reinterpret_cast<F>(g_next[Ix]);
+  // MPI_IN_PLACE anywhere but the root's send buffer is refused before anything moves (by Open
+  // MPI; by MPICH as the root's receive buffer, and for MPICH by the backend as a non-root's
+  // send buffer, docs/runtime.md): such a call takes no part in the reduction, so it must take
+  // none in the exchange either, or the other ranks' exchange for their next reduction would
+  // meet it and the ranks fall out of step (or wait for it forever). The MPI then gives its
+  // own error, of its own class, as without the checker. (The nonblocking and persistent forms
+  // call the MPI before their exchange anyway.)
+  if (g_signatures && (sb == MPI_IN_PLACE || rb == MPI_IN_PLACE)) {
+    const comm_state s = state_of(c);
+    if (!s.inter && (s.rank == root ? rb == MPI_IN_PLACE : sb == MPI_IN_PLACE)) return next(sb, rb, n, t, op, root, c);
+  }
   RETURN_IF(inter_data_args(fn, t, n, c));
   const wire w = g_signatures ? make_wire(n, t) : wire{};
   RETURN_IF(coll_check(fn, c, root, rule::root_equal, w, w));
-  using F = int (*)(const void*, void*, C, MPI_Datatype, MPI_Op, int, MPI_Comm);
-  return reinterpret_cast<F>(g_next[Ix])(sb, rb, n, t, op, root, c);
+  return next(sb, rb, n, t, op, root, c);
 }
 int w_MPI_Reduce(const void* sb, void* rb, int n, MPI_Datatype t, MPI_Op op, int r, MPI_Comm c) {
   return reduce_common<ANYMPI_IX_MPI_Reduce, int>("MPI_Reduce", sb, rb, n, t, op, r, c);
@@ -1291,6 +1355,9 @@ struct nb_coll {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Request req = MPI_REQUEST_NULL;  // the shadow exchange
   bool uniform = false, ready = false, checked = false;
+  // guards req, ready and checked: the thread that completes the user's request and one that
+  // frees its communicator (settle_exchanges) may both finish the exchange
+  std::mutex mu;
   int root = 0;
   rule how_u = rule::all_equal;        // uniform collectives: allgathered (send, receive)
   coll_sides mine_u;
@@ -1301,7 +1368,11 @@ struct nb_coll {
   int n_in = 0;
 };
 
+// Never blocks (it is asked under the checker's lock): while another thread is finishing the
+// exchange, "not yet".
 bool coll_ready(nb_coll& k) {
+  std::unique_lock<std::mutex> l(k.mu, std::try_to_lock);
+  if (!l.owns_lock()) return false;
   if (k.ready) return true;
   int done = 0;
   NX(MPI_Test)(&k.req, &done, MPI_STATUS_IGNORE);
@@ -1309,9 +1380,12 @@ bool coll_ready(nb_coll& k) {
 }
 
 int finish_coll(nb_coll& k, bool report) {
-  if (!k.ready) NX(MPI_Wait)(&k.req, MPI_STATUS_IGNORE), k.ready = true;
-  if (k.checked || !report) return MPI_SUCCESS;
-  k.checked = true;  // a persistent collective is checked at its first completion
+  {
+    std::lock_guard<std::mutex> l(k.mu);
+    if (!k.ready) NX(MPI_Wait)(&k.req, MPI_STATUS_IGNORE), k.ready = true;
+    if (k.checked || !report) return MPI_SUCCESS;
+    k.checked = true;  // a persistent collective is checked at its first completion
+  }
   {
     // freed before the completion (allowed): its handle names nothing to report on
     std::lock_guard<std::recursive_mutex> l(g_mu);
@@ -1613,7 +1687,7 @@ void install_rma() {
 void created(MPI_Comm* c) { register_comm(*c, true); }
 void created(MPI_Datatype* t) {
   std::lock_guard<std::recursive_mutex> l(g_mu);
-  g_freed_types.erase(bits(*t));
+  anympi_check::created(hkind::datatype, bits(*t));
   g_sigs.erase(*t);
 }
 
@@ -1635,7 +1709,7 @@ int idup(A... a) {
   if (rc == MPI_SUCCESS) {
     MPI_Comm* c = std::get<sizeof...(A) - 2>(std::forward_as_tuple(a...));
     std::lock_guard<std::recursive_mutex> l(g_mu);
-    g_freed_comms.erase(bits(*c));
+    anympi_check::created(hkind::comm, bits(*c));
     g_comms.erase(*c);
   }
   return rc;
@@ -1644,12 +1718,18 @@ int idup(A... a) {
 // The signature exchanges of c's pending collectives, completed before its shadow goes (Open
 // MPI 4.1 crashes completing a collective on a freed communicator). Every rank started them
 // before this collective free, so they complete.
+// They are waited for outside the checker's lock: another thread of this process may have to
+// send (which takes the lock) before some rank starts its part (MPI_THREAD_MULTIPLE).
 void settle_exchanges(MPI_Comm c) {
-  std::lock_guard<std::recursive_mutex> l(g_mu);
-  for (auto& [r, i] : g_reqs)
-    if (i.nb && i.comm == c) finish_coll(*i.nb, false);
-  for (auto& k : g_orphans)
-    if (k->comm == c) finish_coll(*k, false);
+  std::vector<std::shared_ptr<nb_coll>> pending;
+  {
+    std::lock_guard<std::recursive_mutex> l(g_mu);
+    for (auto& [r, i] : g_reqs)
+      if (i.nb && i.comm == c) pending.push_back(i.nb);
+    for (auto& k : g_orphans)
+      if (k->comm == c) pending.push_back(k);
+  }
+  for (auto& k : pending) finish_coll(*k, false);
 }
 
 // The shadow of a communicator the checker registered; MPI_COMM_NULL for one it did not (or
@@ -1659,9 +1739,12 @@ MPI_Comm registered_shadow(MPI_Comm c) {
   auto it = g_comms.find(c);
   return it == g_comms.end() ? MPI_COMM_NULL : it->second.shadow;
 }
-// c was freed or disconnected: a later use of its value is reported until the MPI hands it out again.
-void forget_comm(MPI_Comm c) {
+// c was freed or disconnected: a later use of its value is reported until the MPI hands it out
+// again. `gen`: its generation before the MPI freed it; if another thread has got the value
+// since, it is that thread's communicator now.
+void forget_comm(MPI_Comm c, std::uint64_t gen) {
   std::lock_guard<std::recursive_mutex> l(g_mu);
+  if (generation(hkind::comm, bits(c)) != gen) return;
   g_comms.erase(c);
   g_freed_comms.insert(bits(c));
 }
@@ -1675,6 +1758,7 @@ int w_MPI_Comm_free(MPI_Comm* c) {
                      ", a predefined communicator, which cannot be freed");
   const MPI_Comm was = *c;
   MPI_Comm shadow = registered_shadow(was);
+  const std::uint64_t gen = generation(hkind::comm, bits(was));
   int rc = NX(MPI_Comm_free)(c);
   if (rc != MPI_SUCCESS) return rc;
   if (shadow != MPI_COMM_NULL) {
@@ -1683,22 +1767,27 @@ int w_MPI_Comm_free(MPI_Comm* c) {
     // operations go on (MPI 4.1 section 7.4.3), and g_pending keeps their buffers until then.
     NX(MPI_Comm_free)(&shadow);
   }
-  forget_comm(was);
+  forget_comm(was, gen);
   return rc;
 }
 int w_MPI_Comm_disconnect(MPI_Comm* c) {
   if (!c) return NX(MPI_Comm_disconnect)(c);
   const MPI_Comm was = *c;
   MPI_Comm shadow = registered_shadow(was);
+  const std::uint64_t gen = generation(hkind::comm, bits(was));
   if (shadow != MPI_COMM_NULL) {
-    // disconnect waits for the shadow's pending sends; the next sweep frees their requests
-    std::lock_guard<std::recursive_mutex> l(g_mu);
-    sweep_pending();
+    // disconnect waits for the shadow's pending sends; the next sweep frees their requests.
+    // Not under the lock: it waits for the other ranks, which may first need a shadow that
+    // another thread of this process is about to send (MPI_THREAD_MULTIPLE).
+    {
+      std::lock_guard<std::recursive_mutex> l(g_mu);
+      sweep_pending();
+    }
     NX(MPI_Comm_disconnect)(&shadow);
   }
   int rc = NX(MPI_Comm_disconnect)(c);
   if (rc != MPI_SUCCESS) return rc;
-  forget_comm(was);
+  forget_comm(was, gen);
   return rc;
 }
 
@@ -1711,6 +1800,7 @@ int w_MPI_Type_free(MPI_Datatype* t) {
                  std::string("MPI_Type_free: argument datatype is ") + predefined(bits(*t))->name +
                      ", a predefined datatype, which cannot be freed");
   const MPI_Datatype was = *t;
+  const std::uint64_t gen = generation(hkind::datatype, bits(was));
   int rc = NX(MPI_Type_free)(t);
   if (rc != MPI_SUCCESS) return rc;
   std::lock_guard<std::recursive_mutex> l(g_mu);
@@ -1719,6 +1809,9 @@ int w_MPI_Type_free(MPI_Datatype* t) {
     if (--ref->second == 0) g_contents_refs.erase(ref);
     return rc;
   }
+  // another thread got the value from the MPI since it freed it: its type now (created() has
+  // dropped the freed type's signature)
+  if (generation(hkind::datatype, bits(was)) != gen) return rc;
   g_sigs.erase(was);
   g_freed_types.insert(bits(was));
   return rc;

@@ -105,7 +105,7 @@ void register_comm(MPI_Comm c, bool with_shadow) {
   }
   std::lock_guard<std::recursive_mutex> l(g_mu);
   s.seq = ++g_comm_seq;
-  g_freed_comms.erase(bits(c));
+  created(hkind::comm, bits(c));
   g_comms[c] = s;
 }
 
@@ -156,6 +156,8 @@ const kind_info& info_of(hkind k) { return k_kinds[static_cast<int>(k)]; }
 // released each freed value (for the message).
 std::unordered_map<std::uintptr_t, std::int64_t> g_live[k_nkinds];
 std::unordered_map<std::uintptr_t, const char*> g_freed_by[k_nkinds];
+// Per kind that is not counted: how often the MPI handed each value out (generation()).
+std::unordered_map<std::uintptr_t, std::uint64_t> g_generation[k_nkinds];
 
 void created(hkind k, std::uintptr_t v) {
   if (v < k_predefined_limit) return;
@@ -163,6 +165,13 @@ void created(hkind k, std::uintptr_t v) {
   std::lock_guard<std::recursive_mutex> l(g_mu);
   if (g_freed[i].erase(v)) g_freed_by[i].erase(v);
   if (k_kinds[i].counted) ++g_live[i][v];
+  else ++g_generation[i][v];
+}
+std::uint64_t generation(hkind k, std::uintptr_t v) {
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  const auto& g = g_generation[static_cast<int>(k)];
+  auto it = g.find(v);
+  return it == g.end() ? 0 : it->second;
 }
 void released(hkind k, std::uintptr_t v, const char* fn) {
   if (v < k_predefined_limit) return;

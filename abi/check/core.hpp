@@ -78,6 +78,11 @@ extern std::unordered_set<std::uintptr_t>& g_freed_comms;
 extern std::unordered_set<std::uintptr_t>& g_freed_types;
 // The MPI handed out v (an OUT handle): valid, whatever it was before.
 void created(hkind k, std::uintptr_t v);
+// How often the MPI handed out v of a kind that is not counted (communicators, datatypes): a free
+// of one marks it only after the MPI freed it, and by then another thread may have got the same
+// value from the MPI (MPI_THREAD_MULTIPLE); so it marks v only if this has not changed since
+// before the MPI freed it.
+std::uint64_t generation(hkind k, std::uintptr_t v);
 // The program gave v back through fn (a free, a completion, a matched receive). For the
 // counted kinds the value stays valid while the MPI has handed it out more often than it was
 // given back (MPICH returns the same group from two MPI_Comm_group calls, the same error

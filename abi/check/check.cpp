@@ -1029,6 +1029,13 @@ int rooted_common(const char* fn, bool gather, const void* sb, C sn, MPI_Datatyp
                   int root, MPI_Comm c) {
   const comm_state s = state_of(c);
   const bool at_root = s.inter ? root == MPI_ROOT : s.rank == root;
+  using F = int (*)(const void*, C, MPI_Datatype, void*, C, MPI_Datatype, int, MPI_Comm);
+  const auto next = reinterpret_cast<F>(g_next[Ix]);
+  // MPI_IN_PLACE where only the root may pass it (a gather's send buffer, a scatter's receive
+  // buffer) is refused before anything moves, by Open MPI and for MPICH by the backend: such a
+  // call takes no part in the exchange either (see reduce_common).
+  if (g_signatures && !s.inter && !at_root && (gather ? sb : rb) == MPI_IN_PLACE)
+    return next(sb, sn, st, rb, rn, rt, root, c);
   // gather: everyone sends, the root receives; scatter: the root sends, everyone receives
   const bool send_used = gather ? true : at_root, recv_used = gather ? at_root : true;
   RETURN_IF(moves_args(fn, sb, sn, st, rb, rn, rt, c, send_used, recv_used));
@@ -1037,8 +1044,7 @@ int rooted_common(const char* fn, bool gather, const void* sb, C sn, MPI_Datatyp
     wire wr = recv_used && rb != MPI_IN_PLACE ? make_wire(rn, rt) : none_wire();
     RETURN_IF(coll_check(fn, c, root, gather ? rule::root_receives : rule::root_sends, ws, wr));
   }
-  using F = int (*)(const void*, C, MPI_Datatype, void*, C, MPI_Datatype, int, MPI_Comm);
-  return reinterpret_cast<F>(g_next[Ix])(sb, sn, st, rb, rn, rt, root, c);
+  return next(sb, sn, st, rb, rn, rt, root, c);
 }
 template <int Ix, class C>
 int all_common(const char* fn, const void* sb, C sn, MPI_Datatype st, void* rb, C rn, MPI_Datatype rt, MPI_Comm c) {
@@ -1459,6 +1465,7 @@ struct plan {
   side snd, rcv;                  // uniform: block 0 of each is the (count, datatype)
   const void* rcounts = nullptr;  // MPI_Reduce_scatter's recvcounts
   bool rcounts_c = false;
+  bool refused = false;  // MPI_IN_PLACE where only the root may pass it (see rooted_common)
 };
 
 int side_args(const char* fn, const side& x, int n, MPI_Comm c, const char* type_arg, const char* count_arg) {
@@ -1484,6 +1491,7 @@ struct coll_w<Name, Ix, Base, Fam, int (*)(A...)> {
     const comm_state s = state_of(c);
     if (!g_signatures) return next(a...);  // their argument checks are the generated ones
     const plan p = Fam::describe(t, s);
+    if (p.refused) return next(a...);  // takes no part, here as in the MPI (rooted_common)
     if (!neighbourhood(p.how)) {
       const int n = s.inter ? s.remote_size : s.size;
       RETURN_IF(side_args(fn, p.snd, n, c, p.snd.types ? "sendtypes" : "sendtype", p.snd.counts || p.snd.counts_c ? "sendcounts" : "sendcount"));
@@ -1526,11 +1534,13 @@ struct coll_w<Name, Ix, Base, Fam, int (*)(A...)> {
 // (sb, sn, st, rb, rcounts, displs, rt, root, comm)
 FAMILY(f_gatherv, 9, p.how = moves::gather; p.root = ARG(7);
        p.snd = IN_PLACE(0) ? unused() : one_block(ARG(1), ARG(2));
-       p.rcv = is_root(s, p.root) ? per_peer(ARG(4), ARG(6)) : unused())
+       p.rcv = is_root(s, p.root) ? per_peer(ARG(4), ARG(6)) : unused();
+       p.refused = IN_PLACE(0) && !s.inter && !is_root(s, p.root))
 // (sb, scounts, displs, st, rb, rn, rt, root, comm)
 FAMILY(f_scatterv, 9, p.how = moves::scatter; p.root = ARG(7);
        p.snd = is_root(s, p.root) ? per_peer(ARG(1), ARG(3)) : unused();
-       p.rcv = IN_PLACE(4) ? unused() : one_block(ARG(5), ARG(6)))
+       p.rcv = IN_PLACE(4) ? unused() : one_block(ARG(5), ARG(6));
+       p.refused = IN_PLACE(4) && !s.inter && !is_root(s, p.root))
 // (sb, sn, st, rb, rcounts, displs, rt, comm); in place, rank i's send is its own block
 FAMILY(f_allgatherv, 8, p.how = moves::allgather; p.rcv = per_peer(ARG(4), ARG(6));
        p.snd = IN_PLACE(0) ? one_block(p.rcv.count(s.rank), ARG(6)) : one_block(ARG(1), ARG(2)))

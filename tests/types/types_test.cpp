@@ -753,6 +753,18 @@ TEST(Parser, CanonicalFormReparsesToItself) {
   EXPECT_EQ(at::to_string(at::parse_message("dup(int*2*3) * 4")), "dup(contiguous(3, contiguous(2, int))) * 4");
   EXPECT_EQ(error_offset("int*2*3"), 5u);
   EXPECT_EQ(at::parse_message("resized(double, lb=0, extent=32)*3").count, 3);
+  // Each '*' inside is one more level of contiguous(): a chain whose canonical spelling would
+  // nest deeper than the parser takes is refused where it gets too deep (found by the fuzzer),
+  // and the longest one accepted reparses.
+  std::string chain = "(int";
+  for (int i = 0; i < 100; ++i) chain += "*2";
+  chain += ")";
+  const std::size_t at_star = error_offset(chain.c_str());
+  EXPECT_LT(at_star, chain.size());
+  EXPECT_EQ(chain[at_star], '*');
+  const std::string longest = chain.substr(0, at_star) + ")";
+  const std::string canon = at::to_string(at::parse_message(longest));
+  EXPECT_EQ(at::to_string(at::parse_message(canon)), canon);
 }
 
 TEST(Builder, ErrorsPointAtTheColumn) {

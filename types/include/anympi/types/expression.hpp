@@ -30,6 +30,7 @@
 // against the MPI in use when the expression is built (build.hpp), with the same columns.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -256,9 +257,20 @@ private:
     fail(at_v, "order must be 'c' or 'fortran'");
   }
 
+  // How many constructor levels the canonical spelling of t nests (a basic type is one).
+  static int nesting(const type_expr& t) {
+    int deepest = 0;
+    for (const auto& c : t.children) deepest = std::max(deepest, nesting(c));
+    return 1 + deepest;
+  }
+
   type_expr parse_type() {
     type_expr t = parse_primary();
+    int levels = nesting(t);
     while (at('*')) {
+      // each '*' is one more contiguous() around t in the canonical spelling, which must parse
+      // back: it may nest no deeper than the parser takes
+      if (depth_ + ++levels > max_depth) fail(pos_, "datatype nested too deeply");
       ++pos_;
       type_expr c;
       c.kind = constructor::contiguous;

@@ -387,7 +387,7 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init_c, forwarded, "the datatype arrays hav
 // it can only do once the freed operation has ended.
 ANYMPI_MANUAL(MPI_Request_free, forwarded, "what anympi keeps for the request (staged arrays) outlives a request freed while active")
 {
-    if (!request) return raise_error(errh_self(), ABI_ERR_REQUEST, "MPI_Request_free: request is NULL");
+    if (!request) return err_out(MPI_Request_free(nullptr));  // the native MPI's own error class
     MPI_Request n = to_native(*request), before = n;
     bool done = true;
     if (held_requests.load(std::memory_order_relaxed) != 0 && n != MPI_REQUEST_NULL) {

@@ -30,8 +30,24 @@ import anympi_spec as spec  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 GEN = os.path.join(ROOT, "abi", "runtime", "generated")
-MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp")]
+MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp", "requests.cpp")]
 BACKENDS = ["mpich", "openmpi"]
+
+# Functions a native MPI has that anympi does not call, each for a defect of that MPI's version
+# (as its mpi.h names it) where anympi's own implementation (requests.hpp) is faithful: the
+# backend is generated as if the MPI lacked them, and docs/coverage.md gives the reason.  Only
+# functions anympi can emulate on that MPI are dropped (an entry never makes one unsupported).
+PERSISTENT_COLLECTIVE = (r"MPI_(Barrier|Bcast|Gatherv?|Scatterv?|Allgatherv?|Alltoall[vw]?|Reduce|Allreduce|"
+                         r"Reduce_scatter(_block)?|Scan|Exscan|Neighbor_(allgatherv?|alltoall[vw]?))_init(_c)?")
+DEFECTS = [
+    ("mpich", "4.0.", PERSISTENT_COLLECTIVE,
+     "MPICH 4.0.2's own restart wrongly (gather: the root's own block; allgather at 2 processes: stale data; "
+     "scatter at 4: 'Invalid communicator'), are not complete when never started (MPI_Request_get_status) "
+     "and are completed again when inactive (MPI_Waitany)"),
+    ("mpich", "4.0.", r"MPI_Isendrecv(_c)?", "MPICH 4.0.2's own leaves the status unset"),
+    ("mpich", "4.0.", r"MPI_Isendrecv_replace(_c)?",
+     "MPICH 4.0.2's own receives wrong data with a noncontiguous datatype, then crashes"),
+]
 
 HANDLE_KINDS = ["Op", "Comm", "Group", "Win", "File", "Session", "Message", "Info",
                 "Errhandler", "Request", "Datatype"]
@@ -274,18 +290,42 @@ def scan_native(header):
     for body in re.findall(r"enum\s*\w*\s*\{(.*?)\}", text, flags=re.S):
         consts |= set(re.findall(r"(MPIX?_[A-Za-z0-9_]+)\s*(?:=[^,]*)?(?:,|$)", body.strip()))
     consts |= set(re.findall(r"extern\s+[^;]*?\b(MPIX?_[A-Z][A-Z0-9_]+)\s*(?:MPICH_API_PUBLIC)?\s*;", text))
-    return funcs, consts
+    version = re.search(r'#\s*define\s+MPICH_VERSION\s+"([^"]+)"', text)
+    if not version:
+        m = [re.search(rf"#\s*define\s+OMPI_{k}_VERSION\s+(\d+)", text) for k in ("MAJOR", "MINOR", "RELEASE")]
+        version = ".".join(x.group(1) for x in m) if all(m) else None
+    else:
+        version = version.group(1)
+    return funcs, consts, version
+
+
+def shun_defective(mpi, version, nf, cls, persistent):
+    """{name: reason} of the functions of DEFECTS this MPI has and anympi can do without; removed from nf."""
+    out = {}
+    for m, prefix, pattern, reason in DEFECTS:
+        if m != mpi or not (version or "").startswith(prefix):
+            continue
+        for name in sorted(nf):
+            if not re.fullmatch(pattern, name):
+                continue
+            emulable = any(v in nf for v, _ in persistent.get(name) or []) or cls[name][:2] == ("manual", "fallback")
+            if emulable:
+                out[name] = reason
+    nf -= set(out)
+    return out
 
 
 def parse_manual():
     """{name: (status, reason)} from the ANYMPI_MANUAL(...) markers of the MANUAL files.
-    status: forwarded (needs the native function), emulated (never uses it), or
-    fallback (forwarded where the native MPI has it, emulated where it does not)."""
+    status: forwarded (needs the native function), emulated (never uses it),
+    fallback (forwarded where the native MPI has it, emulated where it does not), or
+    extended (forwarded by the generated fwd_MPI_X, which the hand-written function calls
+    for everything it does not handle itself)."""
     out = {}
     for path in MANUAL:
         if not os.path.exists(path):
             continue
-        for m in re.finditer(r'^ANYMPI_MANUAL\((MPI_\w+),\s*(forwarded|emulated|fallback),\s*"([^"]*)"\)',
+        for m in re.finditer(r'^ANYMPI_MANUAL\((MPI_\w+),\s*(forwarded|emulated|fallback|extended),\s*"([^"]*)"\)',
                              open(path).read(), flags=re.M):
             if m.group(1) in out:
                 sys.exit(f"{m.group(1)} is hand-written twice")
@@ -391,10 +431,12 @@ def gen_consts_inc(consts, have):
     return "\n".join(L) + "\n"
 
 
-def gen_have(funcs, consts, native_funcs, native_consts, mpi):
-    L = [f"/* have_{mpi}.h -- what the native {mpi} mpi.h declares. {HEADER_NOTE} */"]
+def gen_have(funcs, consts, native_funcs, native_consts, mpi, shunned):
+    L = [f"/* have_{mpi}.h -- what the native {mpi} mpi.h declares, less what anympi does not call",
+         f" * (DEFECTS in the generator: 0 here, with the reason). {HEADER_NOTE} */"]
     for f in funcs:
-        L.append(f"#define ANYMPI_HAVE_{f.name} {1 if f.name in native_funcs else 0}")
+        why = f"  /* has it, but {shunned[f.name]} */" if f.name in shunned else ""
+        L.append(f"#define ANYMPI_HAVE_{f.name} {1 if f.name in native_funcs else 0}{why}")
     for name, kind, value in consts:
         if kind != "alias":
             L.append(f"#define ANYMPI_HAVE_{name} {1 if name in native_consts else 0}")
@@ -418,11 +460,16 @@ def params_decl(f, rename=lambda t: t):
     return "(" + ", ".join("..." if p.name == "..." else p.decl(rename) for p in f.params) + ")"
 
 
-def gen_sigs(funcs):
+def gen_sigs(funcs, cls):
     L = [f"/* backend_sigs.h -- abi_MPI_X: each function's ABI signature for the backend. {HEADER_NOTE} */",
          "#ifndef ANYMPI_BACKEND_SIGS_H", "#define ANYMPI_BACKEND_SIGS_H"]
     for f in funcs:
         L.append(f"#define ANYMPI_SIG_{f.name} {abi_type(f.ret)} abi_{f.name}{params_decl(f, abi_type)}")
+    L.append("/* the generated forwards that hand-written (extended) functions call: fwd_MPI_X */")
+    for f in funcs:
+        if cls[f.name][:2] == ("manual", "extended"):
+            L.append(f"#define ANYMPI_SIG_FWD_{f.name} {abi_type(f.ret)} fwd_{f.name}{params_decl(f, abi_type)}")
+            L.append(f"ANYMPI_SIG_FWD_{f.name};")
     L += ["#endif", ""]
     return "\n".join(L)
 
@@ -511,6 +558,8 @@ def classify(funcs, manual):
             out[f.name] = ("front", FRONT_ONLY[f.name])
         elif f.name in manual:
             out[f.name] = ("manual",) + manual[f.name]
+            if manual[f.name][0] == "extended":
+                out[f.name] += ("(" + ", ".join(convert(f, p) for p in f.params) + ")",)
         elif f.name in UNSUPPORTED:
             out[f.name] = ("unsupported", UNSUPPORTED[f.name])
         else:
@@ -545,11 +594,52 @@ def unsupported_line(f, reason):
     return f'ANYMPI_UNSUPPORTED_RET({f.name}, {obj}, "{reason}", {abi_type(f.ret)})'
 
 
-def gen_backend(funcs, cls, haves, narrow):
+def persistent_lines(f, byname, cls):
+    """For a persistent collective MPI_X_init[_c] that an MPI may lack: [(needed native function,
+    line)] that emulate it with anympi's own request, which MPI_Start starts as the nonblocking
+    MPI_Ix[_c] with the same arguments (info aside) -- through the int form, counts checked at
+    init, for a _c one whose large-count nonblocking form is missing too.  None otherwise."""
+    m = re.fullmatch(r"MPI_(\w+)_init(_c)?", f.name)
+    if not m or cls[f.name][0] != "generated" or [p.name for p in f.params[-2:]] != ["info", "request"]:
+        return None
+    coll, c = m.group(1), m.group(2) or ""
+    nb_name = "MPI_I" + coll[0].lower() + coll[1:]
+    kept = []
+    for p in f.params[:-2]:
+        arg = convert(f, p)
+        if base(p.ctype) == "MPI_Datatype" and not p.array:
+            arg = f"c_type_kept({p.name})"  # the request keeps the user's datatype alive
+        elif arg.startswith("c_op_in("):
+            arg = "c_op_kept(" + arg[len("c_op_in("):]  # and the user's op
+        kept.append(arg)
+    out = []
+    for nb, fits, args in ((byname.get(nb_name + c), "true", kept), (byname.get(nb_name) if c else None, None, None)):
+        if nb is None or [(base(q.ctype), q.array) for q in nb.params[:-1]] != (
+                [(base(q.ctype), q.array) for q in f.params[:-2]] if args is not None else
+                [(base(q.ctype).replace("MPI_Count", "int"), q.array) for q in f.params[:-2]]):
+            continue
+        if args is None:  # a _c one through the int form: scalar counts only, checked at init
+            if any(q.array and "MPI_Count" in q.ctype for q in f.params):
+                continue
+            checks = [f"c_fits_int({q.name})" for q in f.params[:-2] if base(q.ctype) == "MPI_Count"]
+            args = [f"int({q.name})" if base(q.ctype) == "MPI_Count" else a for q, a in zip(f.params[:-2], kept)]
+            fits = " && ".join(checks) or "true"
+        line = f"ANYMPI_PERSISTENT({f.name}, {nb.name}, {first_errh_object(f)}, {fits}, ({', '.join(args)}))"
+        if f.name in IN_PLACE_ROOT:  # refused at init, as a native init would; the nonblocking call is later
+            buf = IN_PLACE_ROOT[f.name]
+            line = (f"ANYMPI_PERSISTENT_IF({f.name}, c_in_place_root_at_init(\"{f.name}\", \"{buf}\", {buf}, root, comm), "
+                    + line.split("(", 1)[1].split(", ", 1)[1])
+        out.append((nb.name, line))
+    return out or None
+
+
+def gen_backend(funcs, cls, haves, narrow, persistent):
     L = [f"// backend.gen.cpp -- one line per function. {HEADER_NOTE}",
          "// ANYMPI_FWD(name, native arguments): convert, call the native MPI, convert the result back.",
          "// ANYMPI_UNSUPPORTED(name, object): MPI_ERR_UNSUPPORTED_OPERATION through object's error handler.",
-         '#include "backend.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
+         "// ANYMPI_PERSISTENT(name, nonblocking, ...): anympi's persistent request (requests.hpp) where the MPI lacks name.",
+         "// ANYMPI_FWD_AS(name, ...): fwd_name, the forward that the hand-written (extended) name calls.",
+         '#include "backend.hpp"', '#include "requests.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
          "using namespace anympi::backend;", "",
          "// The op of a reduction, seen with its datatype (manual.cpp: value-index types).",
          "namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }",
@@ -573,15 +663,19 @@ def gen_backend(funcs, cls, haves, narrow):
             unsup = unsupported_line(f, "not provided by this MPI")
             if f.name in haves[0][1] and f.name in haves[1][1]:
                 L.append(line)
-            elif narrow.get(f.name):
-                via, _, narrowed = narrow[f.name]
-                L += [f"#if ANYMPI_HAVE_{f.name}", line, f"#elif ANYMPI_HAVE_{via}",
-                      narrowed, "#else", unsup, "#endif"]
-            else:
-                L += [f"#if ANYMPI_HAVE_{f.name}", line, "#else", unsup, "#endif"]
+            else:  # the native function, else anympi's persistent request, else the int form
+                L += [f"#if ANYMPI_HAVE_{f.name}", line]
+                for via, emulated in persistent.get(f.name) or []:
+                    L += [f"#elif ANYMPI_HAVE_{via}", emulated]
+                if narrow.get(f.name) and not persistent.get(f.name):
+                    via, _, narrowed = narrow[f.name]
+                    L += [f"#elif ANYMPI_HAVE_{via}", narrowed]
+                L += ["#else", unsup, "#endif"]
         elif how[0] in ("unsupported", "front"):
             reason = how[1].replace('"', "'")
             L.append(unsupported_line(f, reason))
+        elif how[:2] == ("manual", "extended"):
+            L.append(f"ANYMPI_FWD_AS({f.name}, {how[3]})")
         elif how[0] == "manual" and how[1] == "forwarded":
             if not (f.name in haves[0][1] and f.name in haves[1][1]):
                 L += [f"#if !ANYMPI_HAVE_{f.name}",
@@ -643,7 +737,7 @@ def gen_map(funcs):
     return "\n".join(L)
 
 
-def gen_coverage(funcs, cls, haves, narrow):
+def gen_coverage(funcs, cls, haves, narrow, persistent, shunned):
     rows = []
     totals = {b: {"forwarded": 0, "emulated": 0, "unsupported": 0} for b in BACKENDS}
     for f in funcs:
@@ -655,17 +749,27 @@ def gen_coverage(funcs, cls, haves, narrow):
                 why = "" if f.name in nf else f"not in {mpi}"
                 if f.name not in nf and narrow.get(f.name) and narrow[f.name][0] in nf:
                     st, why = "emulated", f"through {narrow[f.name][0]}, {narrow[f.name][1]}"
+                via = [v for v, _ in persistent.get(f.name) or [] if v in nf]
+                if f.name not in nf and via:
+                    st = "emulated"
+                    why = f"anympi's persistent request; MPI_Start starts {via[0]}" + (
+                        "" if via[0].endswith("_c") or not f.name.endswith("_c") else " (counts must fit in int)")
             elif how[0] == "manual":
-                if how[1] == "forwarded" and f.name not in nf:
+                if how[1] == "extended":
+                    st, why = ("forwarded", how[2]) if f.name in nf else ("unsupported", f"not in {mpi}")
+                elif how[1] == "forwarded" and f.name not in nf:
                     st, why = "unsupported", f"not in {mpi}"
                 elif how[1] == "fallback":
-                    st, why = ("forwarded", how[2]) if f.name in nf else ("emulated", f"not in {mpi}: {how[2]}")
+                    st, why = ("forwarded", how[2]) if f.name in nf else (
+                        "emulated", how[2] if f.name in shunned[mpi] else f"not in {mpi}: {how[2]}")
                 else:
                     st, why = how[1], how[2]
             elif how[0] == "front":
                 st, why = "emulated", how[1]
             else:
                 st, why = "unsupported", how[1]
+            if f.name in shunned[mpi]:
+                why += f" (the MPI has it, but {shunned[mpi][f.name]})"
             totals[mpi][st] += 1
             cells.append((st, why))
         note = ""
@@ -714,26 +818,28 @@ def main():
     unknown = set(manual) - {f.name for f in funcs}
     if unknown:
         sys.exit(f"hand-written functions the standard does not have: {sorted(unknown)}")
-    haves = []
-    for mpi, hdr in (("mpich", a.mpich_header), ("openmpi", a.openmpi_header)):
-        nf, nc = scan_native(hdr)
-        haves.append((mpi, nf, nc))
     cls = classify(funcs, manual)
     byname = {f.name: f for f in funcs}
+    persistent = {f.name: persistent_lines(f, byname, cls) for f in funcs}
+    haves, shunned = [], {}
+    for mpi, hdr in (("mpich", a.mpich_header), ("openmpi", a.openmpi_header)):
+        nf, nc, version = scan_native(hdr)
+        shunned[mpi] = shun_defective(mpi, version, nf, cls, persistent)
+        haves.append((mpi, nf, nc))
     narrow = {f.name: narrow_line(f, byname, cls) for f in funcs}
     stale = []
     w = lambda rel, text: write(os.path.join(ROOT, rel), text, a.check, stale)  # noqa: E731
     w("abi/runtime/generated/abi_types.h", gen_abi_types(consts))
     w("abi/runtime/generated/abi_consts.inc", gen_consts_inc(consts, haves))
     w("abi/runtime/generated/fn_index.h", gen_fn_index(funcs))
-    w("abi/runtime/generated/backend_sigs.h", gen_sigs(funcs))
-    w("abi/runtime/generated/backend.gen.cpp", gen_backend(funcs, cls, haves, narrow))
+    w("abi/runtime/generated/backend_sigs.h", gen_sigs(funcs, cls))
+    w("abi/runtime/generated/backend.gen.cpp", gen_backend(funcs, cls, haves, narrow, persistent))
     w("abi/runtime/generated/native_calls.h", gen_native_calls(funcs))
     for mpi, nf, nc in haves:
-        w(f"abi/runtime/generated/have_{mpi}.h", gen_have(funcs, consts, nf, nc, mpi))
+        w(f"abi/runtime/generated/have_{mpi}.h", gen_have(funcs, consts, nf, nc, mpi, shunned[mpi]))
     w("abi/runtime/generated/front.gen.c", gen_front(funcs))
     w("abi/runtime/generated/libmpi_abi.map", gen_map(funcs))
-    w("docs/coverage.md", gen_coverage(funcs, cls, haves, narrow))
+    w("docs/coverage.md", gen_coverage(funcs, cls, haves, narrow, persistent, shunned))
     if stale:
         sys.exit("out of date (run python3 abi/gen/gen_wrappers.py): " + ", ".join(os.path.relpath(s, ROOT) for s in stale))
 

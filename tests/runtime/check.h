@@ -180,8 +180,17 @@ static inline int check_under(void)
  * half of MPI_Sendrecv / MPI_Isendrecv) with source 0 / tag 0 instead of
  * MPI_PROC_NULL / MPI_ANY_TAG. */
 #define QUIRK_MPICH_PROC_NULL_STATUS (check_under() == CHECK_UNDER_MPICH)
-/* MPICH 4.0.2 leaves the status of MPI_Isendrecv unset. */
-#define QUIRK_MPICH_ISENDRECV_STATUS (check_under() == CHECK_UNDER_MPICH)
+/* Whether the program is built against the standard ABI (anympi's mpi.h). */
+#ifdef MPI_ABI_VERSION
+#define CHECK_OVER_ABI 1
+#else
+#define CHECK_OVER_ABI 0
+#endif
+/* MPICH 4.0.2 leaves the status of MPI_Isendrecv unset (anympi uses its own over MPICH). */
+#define QUIRK_MPICH_ISENDRECV_STATUS (check_under() == CHECK_UNDER_MPICH && !CHECK_OVER_ABI)
+/* MPICH 4.0.2's MPI_Isendrecv_replace of a noncontiguous datatype receives wrong data, and the
+ * next call crashes; to MPI_PROC_NULL it crashes (anympi uses its own over MPICH). */
+#define QUIRK_MPICH_ISENDRECV_REPLACE (check_under() == CHECK_UNDER_MPICH && !CHECK_OVER_ABI)
 /* MPICH 4.0.2 ignores the displacement of a 1-process MPI_Allgatherv. */
 #define QUIRK_MPICH_ALLGATHERV_NP1 (check_under() == CHECK_UNDER_MPICH)
 /* MPICH 4.0.2 rejects MPI_Info_get with valuelen shorter than the value
@@ -194,6 +203,15 @@ static inline int check_under(void)
  * as the send buffer of a non-root in the node-local reduce (pmodels/mpich#6540, fixed in
  * 4.1.2 by pmodels/mpich#6543). */
 #define QUIRK_MPICH_REDUCE_IN_PLACE_ROOT (check_under() == CHECK_UNDER_MPICH)
+/* MPICH 4.0.2's persistent collectives read some inputs at MPI_*_init and restart wrongly:
+ * gather leaves the root's own block unset, allgather at 2 processes gives stale data, scatter
+ * at 4 fails with "Invalid communicator".  Over MPICH anympi uses its own (these two quirks and
+ * the next). */
+#define QUIRK_MPICH_PERSISTENT_COLL_RESTART (check_under() == CHECK_UNDER_MPICH && !CHECK_OVER_ABI)
+/* MPICH 4.0.2 reports a persistent collective never started as not complete in
+ * MPI_Request_get_status, and MPI_Waitany/Testsome complete an inactive one again (the
+ * standard: an inactive request is ignored, or answers at once with an empty status). */
+#define QUIRK_MPICH_PERSISTENT_COLL_INACTIVE (check_under() == CHECK_UNDER_MPICH && !CHECK_OVER_ABI)
 /* Open MPI 4.1.4 counts the terminating NUL in MPI_Get_library_version's resultlen. */
 #define QUIRK_OPENMPI_LIBRARY_VERSION_LEN (check_under() == CHECK_UNDER_OPENMPI)
 /* Open MPI 4.1.4 reports no truncation for a too-long message to self. */

@@ -254,7 +254,7 @@ int raise_error(errh_obj o, int abi_class, const char *msg)
 // to the native MPI on an intercommunicator, with an invalid root and when the communicator
 // cannot be asked (it reports those itself); anywhere else MPI_ERR_BUFFER, the class MPICH
 // gives every misplaced MPI_IN_PLACE it does check ("recvbuf cannot be MPI_IN_PLACE").
-int in_place_not_root(const char *fn, const char *arg, int root, abi_Comm comm)
+int in_place_not_root(const char *fn, const char *arg, int root, abi_Comm comm, int error_class)
 {
     const MPI_Comm c = to_native(comm);
     int inter = 0, rank = -1, size = 0;
@@ -266,7 +266,7 @@ int in_place_not_root(const char *fn, const char *arg, int root, abi_Comm comm)
     std::snprintf(msg, sizeof msg,
                   "%s: %s is MPI_IN_PLACE at rank %d, which is not the root (%d): only the root may "
                   "pass it", fn, arg, rank, root);
-    return raise_error(errh_of(comm), ABI_ERR_BUFFER, msg);
+    return raise_error(errh_of(comm), error_class, msg);
 }
 
 }  // namespace anympi::backend

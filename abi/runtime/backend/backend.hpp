@@ -462,16 +462,27 @@ inline void *c_buf(const void *p)
     if (p == reinterpret_cast<const void *>(ABI_IN_PLACE)) return MPI_IN_PLACE;
     return const_cast<void *>(p); // MPI_BOTTOM is 0 everywhere
 }
+// The op of a reduction, seen with its datatype: MAXLOC/MINLOC over a value-index type and the
+// ops over emulated types become anympi's native user operations (manual.cpp).
+MPI_Op c_op_in(abi_Op op, abi_Datatype datatype);
 // The send buffer of a rooted reduction or gather, the receive buffer of a scatter, may be
 // MPI_IN_PLACE at the root only.  Where the native MPI does not check that (native.hpp), 0 or
 // the error raised through comm's handler, before the native call (ANYMPI_FWD_IF); a compare
 // and nothing else unless buf is MPI_IN_PLACE.
-int in_place_not_root(const char *fn, const char *arg, int root, abi_Comm comm);
+int in_place_not_root(const char *fn, const char *arg, int root, abi_Comm comm, int error_class);
 inline int c_in_place_root(const char *fn, const char *arg, const void *buf, int root, abi_Comm comm)
 {
     if constexpr (native_checks_in_place_root) return 0;
     if (buf != reinterpret_cast<const void *>(ABI_IN_PLACE)) return 0;
-    return in_place_not_root(fn, arg, root, comm);
+    return in_place_not_root(fn, arg, root, comm, ABI_ERR_BUFFER);
+}
+// The same check for a persistent collective of anympi's, made at init whatever the MPI does:
+// the MPI would see the arguments only at MPI_Start.  The class is the one the MPI's own check
+// raises (Open MPI: MPI_ERR_ARG), or MPI_ERR_BUFFER.
+inline int c_in_place_root_at_init(const char *fn, const char *arg, const void *buf, int root, abi_Comm comm)
+{
+    if (buf != reinterpret_cast<const void *>(ABI_IN_PLACE)) return 0;
+    return in_place_not_root(fn, arg, root, comm, native_checks_in_place_root ? ABI_ERR_ARG : ABI_ERR_BUFFER);
 }
 inline int *c_weights(const int *p)
 {
@@ -541,6 +552,9 @@ template <class A> A null_of()
 
 #define ANYMPI_FWD(name, args) \
     ANYMPI_SIG_##name { return ::anympi::backend::c_ret(name args); }
+// The same as fwd_name, for a hand-written name that handles some cases itself (requests.cpp).
+#define ANYMPI_FWD_AS(name, args) \
+    ANYMPI_SIG_FWD_##name { return ::anympi::backend::c_ret(name args); }
 // The same after a check the native MPI lacks: check is 0, or the error it raised.
 #define ANYMPI_FWD_IF(name, check, args)                                                           \
     ANYMPI_SIG_##name                                                                              \

@@ -4,6 +4,7 @@
 // A "forwarded" one whose native function may be missing is wrapped in #if ANYMPI_HAVE_<name>.
 #include "backend.hpp"
 #include "callbacks.hpp"
+#include "requests.hpp"
 #include "emulated_types.hpp"
 
 #include <atomic>
@@ -206,26 +207,42 @@ ANYMPI_MANUAL(MPI_Abi_get_info, emulated, "sizes of MPI_Aint, MPI_Count, MPI_Off
 }
 
 // ---------------------------------------------------------------- completion with outcount
-ANYMPI_MANUAL(MPI_Waitsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call")
+namespace anympi::backend {
+// The native paths (requests.cpp calls them on the native part of a mixed array).
+int waitsome_native(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])
 {
     int out = 0;
-    harr_proxy<abi_Request> req(array_of_requests, incount, true, true);
-    sts_proxy st(array_of_statuses, incount);
-    int rc = MPI_Waitsome(incount, req, &out, array_of_indices, st);
+    harr_proxy<abi_Request> req(reqs, incount, true, true);
+    sts_proxy st(statuses, incount);
+    int rc = MPI_Waitsome(incount, req, &out, indices, st);
     if (outcount) *outcount = out;
     st.n = out == MPI_UNDEFINED || out < 0 ? 0 : out;
     return err_out(rc);
 }
-
-ANYMPI_MANUAL(MPI_Testsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call")
+int testsome_native(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])
 {
     int out = 0;
-    harr_proxy<abi_Request> req(array_of_requests, incount, true, true);
-    sts_proxy st(array_of_statuses, incount);
-    int rc = MPI_Testsome(incount, req, &out, array_of_indices, st);
+    harr_proxy<abi_Request> req(reqs, incount, true, true);
+    sts_proxy st(statuses, incount);
+    int rc = MPI_Testsome(incount, req, &out, indices, st);
     if (outcount) *outcount = out;
     st.n = out == MPI_UNDEFINED || out < 0 ? 0 : out;
     return err_out(rc);
+}
+}  // namespace anympi::backend
+
+ANYMPI_MANUAL(MPI_Waitsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call; arrays may mix anympi's own requests")
+{
+    if (any_emulated() && array_of_requests && holds_emulated(incount, array_of_requests))
+        return mixed_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return waitsome_native(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+ANYMPI_MANUAL(MPI_Testsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call; arrays may mix anympi's own requests")
+{
+    if (any_emulated() && array_of_requests && holds_emulated(incount, array_of_requests))
+        return mixed_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    return testsome_native(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 // ---------------------------------------------------------------- arrays sized by the group
@@ -295,6 +312,14 @@ struct staged_types {
     }
 };
 bool in_place(const void *buf) { return buf == reinterpret_cast<const void *>(ABI_IN_PLACE); }
+// The datatypes of the arrays, kept alive for a persistent request of anympi's (requests.hpp).
+[[maybe_unused]] std::vector<type_kept> keep_types(const abi_Datatype *s, long ns, const abi_Datatype *r, long nr)
+{
+    std::vector<type_kept> kept;
+    for (long i = 0; s && i < ns; ++i) kept.emplace_back(s[i]);
+    for (long i = 0; r && i < nr; ++i) kept.emplace_back(r[i]);
+    return kept;
+}
 }  // namespace
 
 #define ANYMPI_ALLTOALLW_PEERS                                                                     \
@@ -326,15 +351,25 @@ ANYMPI_MANUAL(MPI_Ialltoallw_c, forwarded, "the datatype arrays have one entry p
     return t.kept_for(rc, r, request);
 }
 #endif
-#if ANYMPI_HAVE_MPI_Alltoallw_init
-ANYMPI_MANUAL(MPI_Alltoallw_init, forwarded, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp)")
+ANYMPI_MANUAL(MPI_Alltoallw_init, fallback, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp); where the MPI lacks it, anympi's persistent request over MPI_Ialltoallw")
 {
     ANYMPI_ALLTOALLW_PEERS
+#if ANYMPI_HAVE_MPI_Alltoallw_init
     int rc = MPI_Alltoallw_init(c_buf(sendbuf), sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
                                 to_native(info), request ? &r : nullptr);
     return t.kept_for(rc, r, request);
-}
+#else
+    (void)info;
+    (void)r;
+    return persistent_from(request, errh_of(comm), "MPI_Alltoallw_init", true,
+                           [t = std::move(t), kept = keep_types(sendtypes, in_place(sendbuf) ? 0 : n, recvtypes, n),
+                            sb = c_buf(sendbuf), sendcounts, sdispls, recvbuf, recvcounts, rdispls,
+                            c](MPI_Request *req) {
+                               return MPI_Ialltoallw(sb, sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls,
+                                                     t.recv, c, req);
+                           });
 #endif
+}
 #if ANYMPI_HAVE_MPI_Alltoallw_init_c
 ANYMPI_MANUAL(MPI_Alltoallw_init_c, forwarded, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp)")
 {
@@ -360,15 +395,24 @@ ANYMPI_MANUAL(MPI_Ineighbor_alltoallw_c, forwarded, "the datatype arrays have on
     return t.kept_for(rc, r, request);
 }
 #endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
-ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, forwarded, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp)")
+ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, fallback, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp); where the MPI lacks it, anympi's persistent request over MPI_Ineighbor_alltoallw")
 {
     ANYMPI_ALLTOALLW_NEIGHBORS
+#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
     rc = MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
                                      to_native(info), request ? &r : nullptr);
     return t.kept_for(rc, r, request);
-}
+#else
+    (void)info;
+    (void)r;
+    return persistent_from(request, errh_of(comm), "MPI_Neighbor_alltoallw_init", true,
+                           [t = std::move(t), kept = keep_types(sendtypes, out, recvtypes, in), sendbuf, sendcounts,
+                            sdispls, recvbuf, recvcounts, rdispls, c](MPI_Request *req) {
+                               return MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, t.send, recvbuf,
+                                                              recvcounts, rdispls, t.recv, c, req);
+                           });
 #endif
+}
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
 ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init_c, forwarded, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp)")
 {
@@ -388,6 +432,7 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init_c, forwarded, "the datatype arrays hav
 ANYMPI_MANUAL(MPI_Request_free, forwarded, "what anympi keeps for the request (staged arrays) outlives a request freed while active")
 {
     if (!request) return err_out(MPI_Request_free(nullptr));  // the native MPI's own error class
+    if (any_emulated() && is_emulated(*request)) return emulated_free(request);
     MPI_Request n = to_native(*request), before = n;
     bool done = true;
     if (held_requests.load(std::memory_order_relaxed) != 0 && n != MPI_REQUEST_NULL) {
@@ -674,8 +719,15 @@ ANYMPI_MANUAL(MPI_Errhandler_toint, emulated, "predefined: ABI value; others: th
 { return toint(errhandler, [](MPI_Errhandler n) { return int(MPI_Errhandler_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Errhandler_fromint, emulated, "inverse of MPI_Errhandler_toint")
 { return fromint<abi_Errhandler>(errhandler, [](int i) { return MPI_Errhandler_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Request_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
-{ return toint(request, [](MPI_Request n) { return int(MPI_Request_c2f(n)); }); }
+ANYMPI_MANUAL(MPI_Request_toint, emulated, "predefined: ABI value; others: the native Fortran handle (none for anympi's own requests)")
+{
+    if (any_emulated() && is_emulated(request)) {
+        raise_error(errh_self(), ABI_ERR_REQUEST,
+                    "MPI_Request_toint: the request is one of anympi's own (an MPI-4 operation the MPI underneath lacks), which has no integer handle");
+        return 0;
+    }
+    return toint(request, [](MPI_Request n) { return int(MPI_Request_c2f(n)); });
+}
 ANYMPI_MANUAL(MPI_Request_fromint, emulated, "inverse of MPI_Request_toint")
 { return fromint<abi_Request>(request, [](int i) { return MPI_Request_f2c(i); }); }
 ANYMPI_MANUAL(MPI_Message_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
@@ -1086,5 +1138,10 @@ ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type or an emulated one (
     if (datatype && vi_find(to_native(*datatype)))
         return raise_error(errh_self(), ABI_ERR_TYPE,
                            "MPI_Type_free: the datatype is a predefined value-index type (from MPI_Type_get_value_index), which cannot be freed");
+    if (pinned_alive.load(std::memory_order_relaxed) && datatype &&
+        free_deferred(k_datatype, bits(to_native(*datatype)))) {  // a persistent request still uses it
+        *datatype = reinterpret_cast<abi_Datatype>(ABI_DATATYPE_NULL);
+        return 0;
+    }
     return err_out(MPI_Type_free(c_hio(datatype)));
 }

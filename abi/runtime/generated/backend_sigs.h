@@ -665,4 +665,27 @@
 #define ANYMPI_SIG_MPI_T_source_get_info int abi_MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, abi_T_source_order *ordering, abi_Count *ticks_per_second, abi_Count *max_ticks, abi_Info *info)
 #define ANYMPI_SIG_MPI_T_source_get_num int abi_MPI_T_source_get_num(int *num_sources)
 #define ANYMPI_SIG_MPI_T_source_get_timestamp int abi_MPI_T_source_get_timestamp(int source_index, abi_Count *timestamp)
+/* the generated forwards that hand-written (extended) functions call: fwd_MPI_X */
+#define ANYMPI_SIG_FWD_MPI_Cancel int fwd_MPI_Cancel(abi_Request *request)
+ANYMPI_SIG_FWD_MPI_Cancel;
+#define ANYMPI_SIG_FWD_MPI_Op_free int fwd_MPI_Op_free(abi_Op *op)
+ANYMPI_SIG_FWD_MPI_Op_free;
+#define ANYMPI_SIG_FWD_MPI_Request_get_status int fwd_MPI_Request_get_status(abi_Request request, int *flag, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_Request_get_status;
+#define ANYMPI_SIG_FWD_MPI_Start int fwd_MPI_Start(abi_Request *request)
+ANYMPI_SIG_FWD_MPI_Start;
+#define ANYMPI_SIG_FWD_MPI_Startall int fwd_MPI_Startall(int count, abi_Request array_of_requests[])
+ANYMPI_SIG_FWD_MPI_Startall;
+#define ANYMPI_SIG_FWD_MPI_Test int fwd_MPI_Test(abi_Request *request, int *flag, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_Test;
+#define ANYMPI_SIG_FWD_MPI_Testall int fwd_MPI_Testall(int count, abi_Request array_of_requests[], int *flag, abi_Status *array_of_statuses)
+ANYMPI_SIG_FWD_MPI_Testall;
+#define ANYMPI_SIG_FWD_MPI_Testany int fwd_MPI_Testany(int count, abi_Request array_of_requests[], int *indx, int *flag, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_Testany;
+#define ANYMPI_SIG_FWD_MPI_Wait int fwd_MPI_Wait(abi_Request *request, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_Wait;
+#define ANYMPI_SIG_FWD_MPI_Waitall int fwd_MPI_Waitall(int count, abi_Request array_of_requests[], abi_Status *array_of_statuses)
+ANYMPI_SIG_FWD_MPI_Waitall;
+#define ANYMPI_SIG_FWD_MPI_Waitany int fwd_MPI_Waitany(int count, abi_Request array_of_requests[], int *indx, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_Waitany;
 #endif

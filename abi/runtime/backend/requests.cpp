@@ -1,0 +1,633 @@
+// anympi's own requests (requests.hpp): the registry, what persistent requests keep alive,
+// MPI_Isendrecv[_replace] where the MPI lacks them, and the completion calls over arrays that
+// mix them with native requests.  The generator reads the ANYMPI_MANUAL markers here too.
+#include "requests.hpp"
+
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace anympi::backend {
+
+// Written by manual.cpp: the native paths of the hand-written MPI_Waitsome/MPI_Testsome.
+int waitsome_native(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[]);
+int testsome_native(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[]);
+
+std::atomic<long> emulated_alive{0};
+std::atomic<long> pinned_alive{0};
+
+namespace {
+std::mutex registry_mutex;
+std::unordered_set<emulated_request *> live;  // guarded
+std::vector<emulated_request *> zombies;      // freed by the program while active (guarded)
+
+emulated_request *untag(abi_Request h)
+{
+    return reinterpret_cast<emulated_request *>(reinterpret_cast<uintptr_t>(h) & ~emulated_tag);
+}
+emulated_request *lookup(abi_Request h)
+{
+    emulated_request *r = untag(h);
+    std::lock_guard<std::mutex> g(registry_mutex);
+    return live.count(r) ? r : nullptr;
+}
+void release(emulated_request *r)
+{
+    {
+        std::lock_guard<std::mutex> g(registry_mutex);
+        live.erase(r);
+        emulated_alive.store(long(live.size()), std::memory_order_relaxed);
+    }
+    delete r;
+}
+// A request the program freed while active is completed by whichever completion call comes
+// next (its buffers, MPI_Isendrecv_replace's copy, must live until then).
+void reap()
+{
+    std::vector<emulated_request *> done;
+    {
+        std::lock_guard<std::mutex> g(registry_mutex);
+        for (auto it = zombies.begin(); it != zombies.end();) {
+            int finished = 0;
+            if ((*it)->test(true, &finished, MPI_STATUS_IGNORE) != MPI_SUCCESS || finished) {
+                done.push_back(*it);
+                it = zombies.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    for (auto *r : done) release(r);
+}
+
+int not_a_request(const char *fn)
+{
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "%s: the request is not a valid request (freed or never made)", fn);
+    return raise_error(errh_self(), ABI_ERR_REQUEST, msg);
+}
+
+// The empty status of an inactive persistent request (MPI-4.1 3.7.3).
+void empty_status(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE) return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    MPI_Status_set_elements(st, MPI_BYTE, 0);
+    MPI_Status_set_cancelled(st, 0);
+}
+
+// After a completion: a nonpersistent request is gone, a persistent one inactive.
+void finish(abi_Request *h, emulated_request *r)
+{
+    if (r->persistent) return;
+    release(r);
+    *h = reinterpret_cast<abi_Request>(ABI_REQUEST_NULL);
+}
+
+// The native requests of an array, compacted, with the caller's statuses beside them.
+struct native_part {
+    std::vector<int> at;  // index in the caller's array
+    std::vector<abi_Request> reqs;
+    std::vector<abi_Status> statuses;
+    native_part(int count, const abi_Request all[], const abi_Status *sts)
+    {
+        for (int i = 0; i < count; ++i)
+            if (!is_emulated(all[i])) {
+                at.push_back(i);
+                reqs.push_back(all[i]);
+                statuses.push_back(sts ? sts[i] : abi_Status{});
+            }
+    }
+    int n() const { return int(at.size()); }
+    abi_Status *sts(const abi_Status *caller) { return caller ? statuses.data() : nullptr; }
+    void back(abi_Request all[], abi_Status *caller) const
+    {
+        for (int k = 0; k < n(); ++k) {
+            all[at[k]] = reqs[k];
+            if (caller) caller[at[k]] = statuses[k];
+        }
+    }
+};
+
+// Completes the active request r (at h) as MPI_Test would; *done when it did.
+int test_one(abi_Request *h, emulated_request *r, int *done, abi_Status *status)
+{
+    st_proxy st(status, true);
+    int rc = r->test(true, done, st);
+    if (*done) finish(h, r);
+    return rc;
+}
+}  // namespace
+
+abi_Request adopt(std::unique_ptr<emulated_request> r)
+{
+    emulated_request *p = r.release();
+    std::lock_guard<std::mutex> g(registry_mutex);
+    live.insert(p);
+    emulated_alive.store(long(live.size()), std::memory_order_relaxed);
+    return reinterpret_cast<abi_Request>(reinterpret_cast<uintptr_t>(p) | emulated_tag);
+}
+
+// ---------------------------------------------------------------- one request
+int emulated_wait(abi_Request *request, abi_Status *status)
+{
+    reap();
+    emulated_request *r = lookup(*request);
+    if (!r) return not_a_request("MPI_Wait");
+    int rc = MPI_SUCCESS;
+    {
+        st_proxy st(status, true);
+        if (r->active) rc = r->wait(st);
+        else empty_status(st);
+    }
+    finish(request, r);
+    return err_out(rc);
+}
+
+int emulated_test(abi_Request *request, int *flag, abi_Status *status)
+{
+    reap();
+    emulated_request *r = lookup(*request);
+    if (!r) return not_a_request("MPI_Test");
+    int done = 1, rc = MPI_SUCCESS;
+    if (r->active) {
+        rc = test_one(request, r, &done, status);
+    } else {
+        st_proxy st(status, true);
+        empty_status(st);
+    }
+    if (flag) *flag = done;
+    return err_out(rc);
+}
+
+int emulated_get_status(abi_Request request, int *flag, abi_Status *status)
+{
+    reap();
+    emulated_request *r = lookup(request);
+    if (!r) return not_a_request("MPI_Request_get_status");
+    int done = 1, rc = MPI_SUCCESS;
+    st_proxy st(status, true);
+    if (r->active) rc = r->test(false, &done, st);
+    else empty_status(st);
+    if (flag) *flag = done;
+    return err_out(rc);
+}
+
+int emulated_free(abi_Request *request)
+{
+    reap();
+    emulated_request *r = lookup(*request);
+    if (!r) return not_a_request("MPI_Request_free");
+    *request = reinterpret_cast<abi_Request>(ABI_REQUEST_NULL);
+    if (!r->active) {
+        release(r);
+        return 0;
+    }
+    std::lock_guard<std::mutex> g(registry_mutex);
+    zombies.push_back(r);
+    return 0;
+}
+
+int emulated_start(abi_Request *request)
+{
+    reap();
+    emulated_request *r = lookup(*request);
+    if (!r) return not_a_request("MPI_Start");
+    if (!r->persistent || r->active)
+        return raise_error(errh_self(), ABI_ERR_REQUEST,
+                           r->persistent ? "MPI_Start: the persistent request is active (started and not completed)"
+                                         : "MPI_Start: the request is not persistent");
+    return err_out(r->start());
+}
+
+int emulated_cancel(abi_Request *request)
+{
+    emulated_request *r = lookup(*request);
+    if (!r) return not_a_request("MPI_Cancel");
+    if (!r->active) return 0;
+    if (int cls = r->cancel())
+        return raise_error(errh_self(), cls, "MPI_Cancel: a collective operation cannot be cancelled");
+    return 0;
+}
+
+// ---------------------------------------------------------------- arrays
+int mixed_waitall(int count, abi_Request reqs[], abi_Status statuses[])
+{
+    reap();
+    // The native part first: a completed request of anympi's becomes MPI_REQUEST_NULL below,
+    // and its status must not be overwritten as a null native request's.
+    native_part nat(count, reqs, statuses);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < count; ++i) {
+        if (!is_emulated(reqs[i])) continue;
+        emulated_request *r = lookup(reqs[i]);
+        if (!r) return not_a_request("MPI_Waitall");
+        st_proxy st(statuses ? statuses + i : nullptr, true);
+        int e = r->active ? r->wait(st) : (empty_status(st), MPI_SUCCESS);
+        if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = e;
+        finish(&reqs[i], r);
+    }
+    int nrc = nat.n() ? fwd_MPI_Waitall(nat.n(), nat.reqs.data(), nat.sts(statuses)) : 0;
+    nat.back(reqs, statuses);
+    return nrc ? nrc : err_out(rc);
+}
+
+int mixed_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[])
+{
+    reap();
+    // Nothing completes unless everything has: look at anympi's first, without completing.
+    for (int i = 0; i < count; ++i) {
+        if (!is_emulated(reqs[i])) continue;
+        emulated_request *r = lookup(reqs[i]);
+        if (!r) return not_a_request("MPI_Testall");
+        int done = 1;
+        if (r->active && r->test(false, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+            if (flag) *flag = 0;
+            return 0;
+        }
+    }
+    native_part nat(count, reqs, statuses);
+    int all = 1;
+    int nrc = nat.n() ? fwd_MPI_Testall(nat.n(), nat.reqs.data(), &all, nat.sts(statuses)) : 0;
+    nat.back(reqs, statuses);
+    if (flag) *flag = all;
+    if (nrc || !all) return nrc;
+    for (int i = 0; i < count; ++i) {
+        if (!is_emulated(reqs[i])) continue;
+        emulated_request *r = lookup(reqs[i]);
+        st_proxy st(statuses ? statuses + i : nullptr, true);
+        int done = 1;
+        if (r->active) r->test(true, &done, st);
+        else empty_status(st);
+        finish(&reqs[i], r);
+    }
+    return 0;
+}
+
+int mixed_testany(int count, abi_Request reqs[], int *index, int *flag, abi_Status *status)
+{
+    reap();
+    native_part nat(count, reqs, nullptr);
+    int idx = ABI_UNDEFINED, found = 1;  // no native request: as if all were inactive
+    if (nat.n()) {
+        int nrc = fwd_MPI_Testany(nat.n(), nat.reqs.data(), &idx, &found, status);
+        nat.back(reqs, nullptr);
+        if (nrc) return nrc;
+        if (found && idx != ABI_UNDEFINED) {
+            if (index) *index = nat.at[size_t(idx)];
+            if (flag) *flag = 1;
+            return 0;
+        }
+    }
+    bool any_active = !found;
+    for (int i = 0; i < count; ++i) {
+        if (!is_emulated(reqs[i])) continue;
+        emulated_request *r = lookup(reqs[i]);
+        if (!r) return not_a_request("MPI_Testany");
+        if (!r->active) continue;
+        any_active = true;
+        int done = 0, rc = test_one(&reqs[i], r, &done, status);
+        if (done || rc != MPI_SUCCESS) {
+            if (index) *index = i;
+            if (flag) *flag = 1;
+            return err_out(rc);
+        }
+    }
+    if (index) *index = ABI_UNDEFINED;
+    if (flag) *flag = any_active ? 0 : 1;
+    if (!any_active) {
+        st_proxy st(status, true);
+        empty_status(st);
+    }
+    return 0;
+}
+
+int mixed_waitany(int count, abi_Request reqs[], int *index, abi_Status *status)
+{
+    for (;;) {  // the MPI progresses in the native tests; anympi's requests are native ones inside
+        int flag = 0;
+        if (int rc = mixed_testany(count, reqs, index, &flag, status)) return rc;
+        if (flag) return 0;
+    }
+}
+
+int mixed_testsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])
+{
+    reap();
+    native_part nat(incount, reqs, statuses);
+    std::vector<int> nidx(size_t(nat.n()));
+    int nout = ABI_UNDEFINED, rc = MPI_SUCCESS;
+    if (nat.n()) {
+        rc = testsome_native(nat.n(), nat.reqs.data(), &nout, nidx.data(), nat.sts(statuses));
+        nat.back(reqs, nullptr);
+    }
+    int out = 0;
+    bool any_active = nout != ABI_UNDEFINED;
+    for (int k = 0; nout != ABI_UNDEFINED && k < nout; ++k) {
+        if (indices) indices[out] = nat.at[size_t(nidx[size_t(k)])];
+        if (statuses) statuses[out] = nat.statuses[size_t(k)];
+        ++out;
+    }
+    for (int i = 0; i < incount; ++i) {
+        if (!is_emulated(reqs[i])) continue;
+        emulated_request *r = lookup(reqs[i]);
+        if (!r) return not_a_request("MPI_Testsome");
+        if (!r->active) continue;
+        any_active = true;
+        int done = 0;
+        int e = test_one(&reqs[i], r, &done, statuses ? statuses + out : nullptr);
+        if (done || e != MPI_SUCCESS) {
+            if (indices) indices[out] = i;
+            ++out;
+            if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = err_out(e);
+        }
+    }
+    if (outcount) *outcount = any_active ? out : ABI_UNDEFINED;
+    return rc;
+}
+
+int mixed_waitsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])
+{
+    for (;;) {
+        int out = 0;
+        if (int rc = mixed_testsome(incount, reqs, &out, indices, statuses)) {
+            if (outcount) *outcount = out;
+            return rc;
+        }
+        if (out != 0) {
+            if (outcount) *outcount = out;
+            return 0;
+        }
+    }
+}
+
+int mixed_startall(int count, abi_Request reqs[])
+{
+    reap();
+    for (int i = 0; i < count; ++i)
+        if (is_emulated(reqs[i]))
+            if (int rc = emulated_start(&reqs[i])) return rc;
+    native_part nat(count, reqs, nullptr);
+    int rc = nat.n() ? fwd_MPI_Startall(nat.n(), nat.reqs.data()) : 0;
+    nat.back(reqs, nullptr);
+    return rc;
+}
+
+// ---------------------------------------------------------------- what persistent requests keep
+namespace {
+struct pin {
+    long uses = 0;
+    bool freed = false;  // the program freed it meanwhile: free it with the last use
+};
+std::mutex pin_mutex;
+std::unordered_map<uintptr_t, pin> pins[2];  // datatypes, ops; by native handle (guarded)
+
+bool pin_native(int kind, uintptr_t n)
+{
+    std::lock_guard<std::mutex> g(pin_mutex);
+    ++pins[kind][n].uses;
+    pinned_alive.fetch_add(1, std::memory_order_relaxed);
+    return true;
+}
+// The last use gone and a free deferred: true, and the caller frees it natively.
+bool unpin_native(int kind, uintptr_t n)
+{
+    std::lock_guard<std::mutex> g(pin_mutex);
+    auto it = pins[kind].find(n);
+    if (it == pins[kind].end()) return false;
+    pinned_alive.fetch_sub(1, std::memory_order_relaxed);
+    if (--it->second.uses > 0) return false;
+    bool freed = it->second.freed;
+    pins[kind].erase(it);
+    return freed;
+}
+}  // namespace
+
+type_kept::type_kept(abi_Datatype a) : t(to_native(a))
+{
+    if (reinterpret_cast<uintptr_t>(a) >= 0x400) pinned = pin_native(0, bits(t));  // predefined ones live on
+}
+type_kept::~type_kept()
+{
+    if (pinned && unpin_native(0, bits(t))) MPI_Type_free(&t);
+}
+op_kept::op_kept(abi_Op a, abi_Datatype datatype) : op(c_op_in(a, datatype))
+{
+    if (reinterpret_cast<uintptr_t>(a) >= 0x400) pinned = pin_native(1, bits(op));
+}
+op_kept::~op_kept()
+{
+    if (pinned && unpin_native(1, bits(op))) MPI_Op_free(&op);
+}
+
+bool free_deferred(handle_kind k, uintptr_t native)
+{
+    const int kind = k == k_datatype ? 0 : 1;
+    std::lock_guard<std::mutex> g(pin_mutex);
+    auto it = pins[kind].find(native);
+    if (it == pins[kind].end() || it->second.freed) return false;
+    it->second.freed = true;
+    return true;
+}
+
+// ---------------------------------------------------------------- MPI_Isendrecv[_replace]
+namespace {
+// A send and a receive as one request: complete when both are; the status is the receive's.
+struct sendrecv final : emulated_request {
+    MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
+    MPI_Status recv_status{};
+    bool recv_done = false;
+    std::unique_ptr<char[]> packed;  // _replace: the data to send, packed before the receive
+    sendrecv() : emulated_request(false) {}
+    ~sendrecv() override
+    {
+        if (send != MPI_REQUEST_NULL) MPI_Request_free(&send);
+        if (recv != MPI_REQUEST_NULL) MPI_Request_free(&recv);
+    }
+    int test(bool complete, int *done, MPI_Status *st) override
+    {
+        int r = recv_done, s = send == MPI_REQUEST_NULL;
+        MPI_Status rs = recv_status;
+        if (!r) {
+            int rc = complete ? MPI_Test(&recv, &r, &rs) : MPI_Request_get_status(recv, &r, &rs);
+            if (rc != MPI_SUCCESS) return rc;
+        }
+        if (!s) {
+            int rc = complete ? MPI_Test(&send, &s, MPI_STATUS_IGNORE)
+                              : MPI_Request_get_status(send, &s, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS) return rc;
+        }
+        if (complete && r && !recv_done) {  // the receive is gone from the MPI: keep its status
+            recv_done = true;
+            recv_status = rs;
+        }
+        *done = r && s;
+        if (*done && st != MPI_STATUS_IGNORE) *st = rs;
+        if (*done && complete) active = false;
+        return MPI_SUCCESS;
+    }
+    int wait(MPI_Status *st) override
+    {
+        int rc = recv_done ? MPI_SUCCESS : MPI_Wait(&recv, &recv_status);
+        int rs = MPI_Wait(&send, MPI_STATUS_IGNORE);
+        recv_done = true;
+        active = false;
+        if (st != MPI_STATUS_IGNORE) *st = recv_status;
+        return rc != MPI_SUCCESS ? rc : rs;
+    }
+    int cancel() override
+    {
+        if (recv != MPI_REQUEST_NULL) MPI_Cancel(&recv);
+        if (send != MPI_REQUEST_NULL) MPI_Cancel(&send);
+        return 0;
+    }
+};
+
+int start_sendrecv(std::unique_ptr<sendrecv> sr, int rc, abi_Request *request)
+{
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    *request = adopt(std::move(sr));
+    return 0;
+}
+}  // namespace
+}  // namespace anympi::backend
+
+using namespace anympi::backend;
+
+ANYMPI_MANUAL(MPI_Isendrecv, fallback, "one request of anympi's over MPI_Irecv and MPI_Isend where the MPI lacks it")
+{
+#if ANYMPI_HAVE_MPI_Isendrecv
+    return err_out(MPI_Isendrecv(sendbuf, sendcount, to_native(sendtype), c_rank_in(dest), c_tag_in(sendtag), recvbuf,
+                                 recvcount, to_native(recvtype), c_rank_in(source), c_tag_in(recvtag), to_native(comm),
+                                 c_hout(request)));
+#else
+    if (!request) return raise_error(errh_of(comm), ABI_ERR_ARG, "MPI_Isendrecv: request is NULL");
+    auto sr = std::make_unique<sendrecv>();
+    const MPI_Comm c = to_native(comm);
+    int rc = MPI_Irecv(recvbuf, recvcount, to_native(recvtype), c_rank_in(source), c_tag_in(recvtag), c, &sr->recv);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Isend(sendbuf, sendcount, to_native(sendtype), c_rank_in(dest), c_tag_in(sendtag), c, &sr->send);
+    return start_sendrecv(std::move(sr), rc, request);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Isendrecv_replace, fallback, "one request of anympi's over MPI_Irecv and MPI_Isend of a packed copy where the MPI lacks it")
+{
+#if ANYMPI_HAVE_MPI_Isendrecv_replace
+    return err_out(MPI_Isendrecv_replace(buf, count, to_native(datatype), c_rank_in(dest), c_tag_in(sendtag),
+                                         c_rank_in(source), c_tag_in(recvtag), to_native(comm), c_hout(request)));
+#else
+    if (!request) return raise_error(errh_of(comm), ABI_ERR_ARG, "MPI_Isendrecv_replace: request is NULL");
+    auto sr = std::make_unique<sendrecv>();
+    const MPI_Comm c = to_native(comm);
+    const MPI_Datatype t = to_native(datatype);
+    int size = 0, pos = 0;
+    int rc = MPI_Pack_size(count, t, c, &size);
+    if (rc == MPI_SUCCESS) {
+        sr->packed.reset(new char[size_t(size > 0 ? size : 1)]);
+        // a message sent as MPI_PACKED is received by any matching datatype (MPI-4.1 5.2)
+        rc = MPI_Pack(buf, count, t, sr->packed.get(), size, &pos, c);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Irecv(buf, count, t, c_rank_in(source), c_tag_in(recvtag), c, &sr->recv);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Isend(sr->packed.get(), pos, MPI_PACKED, c_rank_in(dest), c_tag_in(sendtag), c, &sr->send);
+    return start_sendrecv(std::move(sr), rc, request);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Isendrecv_c, fallback, "as MPI_Isendrecv, counts narrowed to int where the MPI lacks it")
+{
+#if ANYMPI_HAVE_MPI_Isendrecv_c
+    return err_out(MPI_Isendrecv_c(sendbuf, sendcount, to_native(sendtype), c_rank_in(dest), c_tag_in(sendtag), recvbuf,
+                                   recvcount, to_native(recvtype), c_rank_in(source), c_tag_in(recvtag),
+                                   to_native(comm), c_hout(request)));
+#else
+    if (!c_fits_int(sendcount) || !c_fits_int(recvcount))
+        return raise_error(errh_of(comm), ABI_ERR_COUNT, "MPI_Isendrecv_c: a count exceeds what the MPI underneath takes (int)");
+    return abi_MPI_Isendrecv(sendbuf, int(sendcount), sendtype, dest, sendtag, recvbuf, int(recvcount), recvtype,
+                             source, recvtag, comm, request);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Isendrecv_replace_c, fallback, "as MPI_Isendrecv_replace, count narrowed to int where the MPI lacks it")
+{
+#if ANYMPI_HAVE_MPI_Isendrecv_replace_c
+    return err_out(MPI_Isendrecv_replace_c(buf, count, to_native(datatype), c_rank_in(dest), c_tag_in(sendtag),
+                                           c_rank_in(source), c_tag_in(recvtag), to_native(comm), c_hout(request)));
+#else
+    if (!c_fits_int(count))
+        return raise_error(errh_of(comm), ABI_ERR_COUNT, "MPI_Isendrecv_replace_c: count exceeds what the MPI underneath takes (int)");
+    return abi_MPI_Isendrecv_replace(buf, int(count), datatype, dest, sendtag, source, recvtag, comm, request);
+#endif
+}
+
+// ---------------------------------------------------------------- completion calls
+// Each passes straight to the generated forward (fwd_MPI_X) unless anympi's own requests
+// exist and the call names one.
+ANYMPI_MANUAL(MPI_Wait, extended, "anympi's own requests (MPI-4 operations the MPI lacks) complete here too")
+{
+    if (any_emulated() && request && is_emulated(*request)) return emulated_wait(request, status);
+    return fwd_MPI_Wait(request, status);
+}
+ANYMPI_MANUAL(MPI_Test, extended, "anympi's own requests (MPI-4 operations the MPI lacks) complete here too")
+{
+    if (any_emulated() && request && is_emulated(*request)) return emulated_test(request, flag, status);
+    return fwd_MPI_Test(request, flag, status);
+}
+ANYMPI_MANUAL(MPI_Request_get_status, extended, "anympi's own requests (MPI-4 operations the MPI lacks) answer here too")
+{
+    if (any_emulated() && is_emulated(request)) return emulated_get_status(request, flag, status);
+    return fwd_MPI_Request_get_status(request, flag, status);
+}
+ANYMPI_MANUAL(MPI_Start, extended, "anympi's own persistent requests start here too")
+{
+    if (any_emulated() && request && is_emulated(*request)) return emulated_start(request);
+    return fwd_MPI_Start(request);
+}
+ANYMPI_MANUAL(MPI_Cancel, extended, "anympi's own requests cancel here too")
+{
+    if (any_emulated() && request && is_emulated(*request)) return emulated_cancel(request);
+    return fwd_MPI_Cancel(request);
+}
+ANYMPI_MANUAL(MPI_Waitall, extended, "arrays may mix anympi's own requests with native ones")
+{
+    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
+        return mixed_waitall(count, array_of_requests, array_of_statuses);
+    return fwd_MPI_Waitall(count, array_of_requests, array_of_statuses);
+}
+ANYMPI_MANUAL(MPI_Testall, extended, "arrays may mix anympi's own requests with native ones")
+{
+    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
+        return mixed_testall(count, array_of_requests, flag, array_of_statuses);
+    return fwd_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
+}
+ANYMPI_MANUAL(MPI_Waitany, extended, "arrays may mix anympi's own requests with native ones")
+{
+    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
+        return mixed_waitany(count, array_of_requests, indx, status);
+    return fwd_MPI_Waitany(count, array_of_requests, indx, status);
+}
+ANYMPI_MANUAL(MPI_Testany, extended, "arrays may mix anympi's own requests with native ones")
+{
+    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
+        return mixed_testany(count, array_of_requests, indx, flag, status);
+    return fwd_MPI_Testany(count, array_of_requests, indx, flag, status);
+}
+ANYMPI_MANUAL(MPI_Op_free, extended, "an op a persistent request of anympi's still uses is freed with its last use")
+{
+    if (pinned_alive.load(std::memory_order_relaxed) && op && free_deferred(k_op, bits(to_native(*op)))) {
+        *op = reinterpret_cast<abi_Op>(ABI_OP_NULL);
+        return 0;
+    }
+    return fwd_MPI_Op_free(op);
+}
+ANYMPI_MANUAL(MPI_Startall, extended, "arrays may mix anympi's own persistent requests with native ones")
+{
+    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
+        return mixed_startall(count, array_of_requests);
+    return fwd_MPI_Startall(count, array_of_requests);
+}

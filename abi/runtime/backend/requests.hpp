@@ -1,0 +1,175 @@
+// Requests anympi owns, for the MPI-4 operations the MPI underneath lacks (Open MPI 4.1):
+// persistent collectives (MPI_Start starts the nonblocking collective), MPI_Isendrecv[_replace]
+// (two native requests).  They mix with native requests in every completion call.
+//
+// The ABI handle of one is its address with the top bit set, which no native request's ABI
+// handle has: a native pointer (Open MPI) is a user-space address, a native integer (MPICH) is
+// zero-extended.  While none exists (emulated_alive is 0), the completion calls pay one relaxed
+// load for them; an MPI that has all these operations compiles it out.
+#pragma once
+#include "backend.hpp"
+
+#include <memory>
+
+namespace anympi::backend {
+
+#if ANYMPI_HAVE_MPI_Allreduce_init && ANYMPI_HAVE_MPI_Isendrecv
+constexpr bool emulates_requests = false;
+#else
+constexpr bool emulates_requests = true;
+#endif
+constexpr uintptr_t emulated_tag = uintptr_t(1) << 63;
+
+struct emulated_request {
+    explicit emulated_request(bool persistent_) : persistent(persistent_), active(!persistent_) {}
+    virtual ~emulated_request() = default;
+    emulated_request(const emulated_request &) = delete;
+    emulated_request &operator=(const emulated_request &) = delete;
+    const bool persistent;
+    bool active;  // a persistent one between MPI_Start and its completion; a nonpersistent one until then
+    // The native return code of starting a persistent request.
+    virtual int start() { return MPI_ERR_REQUEST; }
+    // Whether the operation has completed, without blocking (*done), its status in *st when it
+    // has.  complete: as MPI_Test, which completes it; else as MPI_Request_get_status, which
+    // only looks.  Called on active requests only.
+    virtual int test(bool complete, int *done, MPI_Status *st) = 0;
+    virtual int wait(MPI_Status *st) = 0;
+    // MPI_Cancel: 0 or the ABI error class (the caller raises it).
+    virtual int cancel() = 0;
+};
+
+extern std::atomic<long> emulated_alive;
+inline bool any_emulated()
+{
+    if constexpr (emulates_requests) return emulated_alive.load(std::memory_order_relaxed) != 0;
+    else return false;
+}
+inline bool is_emulated(abi_Request r) { return (reinterpret_cast<uintptr_t>(r) & emulated_tag) != 0; }
+inline bool holds_emulated(int count, const abi_Request reqs[])
+{
+    for (int i = 0; i < count; ++i)
+        if (is_emulated(reqs[i])) return true;
+    return false;
+}
+
+// The handle of a new request of anympi's.
+abi_Request adopt(std::unique_ptr<emulated_request> r);
+
+// The completion calls over arrays that may hold anympi's requests (requests.cpp): each
+// completes those itself and hands the native ones, compacted, to the generated forward.
+int emulated_wait(abi_Request *request, abi_Status *status);
+int emulated_test(abi_Request *request, int *flag, abi_Status *status);
+int emulated_get_status(abi_Request request, int *flag, abi_Status *status);
+int emulated_free(abi_Request *request);
+int emulated_start(abi_Request *request);
+int emulated_cancel(abi_Request *request);
+int mixed_waitall(int count, abi_Request reqs[], abi_Status statuses[]);
+int mixed_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[]);
+int mixed_waitany(int count, abi_Request reqs[], int *index, abi_Status *status);
+int mixed_testany(int count, abi_Request reqs[], int *index, int *flag, abi_Status *status);
+int mixed_waitsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[]);
+int mixed_testsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[]);
+int mixed_startall(int count, abi_Request reqs[]);
+
+// What a persistent request keeps alive: the program may free its datatypes and op after
+// MPI_*_init, and they must still work at every MPI_Start.  The native MPI keeps them only
+// while an operation runs, so anympi defers such a free (MPI_Type_free, MPI_Op_free) until the
+// last request using them is freed.  Predefined ones need nothing.
+struct type_kept {
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    bool pinned = false;
+    explicit type_kept(abi_Datatype a);
+    type_kept(type_kept &&o) noexcept : t(o.t), pinned(o.pinned) { o.pinned = false; }
+    type_kept &operator=(type_kept &&) = delete;
+    ~type_kept();
+    operator MPI_Datatype() const { return t; }
+};
+struct op_kept {
+    MPI_Op op = MPI_OP_NULL;
+    bool pinned = false;
+    op_kept(abi_Op a, abi_Datatype datatype);
+    op_kept(op_kept &&o) noexcept : op(o.op), pinned(o.pinned) { o.pinned = false; }
+    op_kept &operator=(op_kept &&) = delete;
+    ~op_kept();
+    operator MPI_Op() const { return op; }
+};
+inline type_kept c_type_kept(abi_Datatype t) { return type_kept(t); }
+inline op_kept c_op_kept(abi_Op op, abi_Datatype t) { return op_kept(op, t); }
+// MPI_Type_free / MPI_Op_free of a handle a persistent request keeps: true when the free is
+// deferred (the caller then only sets the handle to null).
+bool free_deferred(handle_kind k, uintptr_t native);
+extern std::atomic<long> pinned_alive;
+
+// A persistent collective over the nonblocking one: start(r) calls it with the arguments
+// converted (and kept) at init.
+template <class Start> struct persistent_collective final : emulated_request {
+    Start start_nb;
+    MPI_Request native = MPI_REQUEST_NULL;
+    explicit persistent_collective(Start s) : emulated_request(true), start_nb(std::move(s)) {}
+    ~persistent_collective() override
+    {
+        if (native != MPI_REQUEST_NULL) MPI_Request_free(&native);  // freed while active (erroneous)
+    }
+    int start() override
+    {
+        if (active) return MPI_ERR_REQUEST;
+        int rc = start_nb(&native);
+        if (rc == MPI_SUCCESS) active = true;
+        return rc;
+    }
+    int test(bool complete, int *done, MPI_Status *st) override
+    {
+        int rc = complete ? MPI_Test(&native, done, st) : MPI_Request_get_status(native, done, st);
+        if (rc == MPI_SUCCESS && *done && complete) active = false;
+        return rc;
+    }
+    int wait(MPI_Status *st) override
+    {
+        active = false;
+        return MPI_Wait(&native, st);
+    }
+    int cancel() override { return ABI_ERR_REQUEST; }  // not allowed on a collective
+};
+
+// A persistent collective of anympi's: start(r) starts the nonblocking collective.  A count
+// the int form cannot take is refused here, as the native _c form would not be.
+template <class Start> int persistent_from(abi_Request *request, errh_obj o, const char *fn, bool fits, Start start)
+{
+    if (!request) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: request is NULL", fn);
+        return raise_error(o, ABI_ERR_ARG, msg);
+    }
+    if (!fits) {
+        char msg[200];
+        std::snprintf(msg, sizeof msg, "%s: a count exceeds what the MPI underneath takes (int)", fn);
+        return raise_error(o, ABI_ERR_COUNT, msg);
+    }
+    *request = adopt(std::make_unique<persistent_collective<Start>>(std::move(start)));
+    return 0;
+}
+// MPI_X_init emulated (ANYMPI_PERSISTENT): the arguments are converted, and their datatypes
+// and op kept, once here; MPI_Start calls nb with them.
+template <class NB, class... T>
+int persistent_init(abi_Request *request, errh_obj o, const char *fn, bool fits, NB nb, T &&...args)
+{
+    return persistent_from(request, o, fn, fits,
+                           [nb, ... a = std::forward<T>(args)](MPI_Request *r) { return nb(a..., r); });
+}
+
+}  // namespace anympi::backend
+
+#define ANYMPI_UNPAREN(...) __VA_ARGS__
+#define ANYMPI_PERSISTENT_IF(name, check, nb, obj, fits, args)                                     \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        (void)info; /* hints only */                                                               \
+        if (const int e_ = (check)) return e_;                                                     \
+        return ::anympi::backend::persistent_init(request, obj, #name, fits, nb, ANYMPI_UNPAREN args); \
+    }
+#define ANYMPI_PERSISTENT(name, nb, obj, fits, args)                                               \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        (void)info; /* hints only */                                                               \
+        return ::anympi::backend::persistent_init(request, obj, #name, fits, nb, ANYMPI_UNPAREN args); \
+    }

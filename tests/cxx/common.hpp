@@ -29,16 +29,16 @@ inline bool mpi4_at_run_time() {
 #endif
 }
 
-// Persistent collectives and MPI_Isendrecv[_replace]: over the standard ABI anympi provides
-// them on every backend (its own requests where the MPI lacks them, and over MPICH 4.0, whose
-// own are defective: docs/runtime.md).
+// Persistent collectives, MPI_Isendrecv[_replace], partitioned communication and
+// MPI_Comm_idup_with_info: over the standard ABI anympi provides them on every backend (its own requests where the MPI lacks
+// them, and over MPICH 4.0, whose own are defective: docs/runtime.md).
 inline constexpr bool over_abi =
 #ifdef ANYMPI_CXX_TEST_OVER_ABI
     true;
 #else
     false;
 #endif
-inline bool mpi4_requests_at_run_time() { return over_abi || MPI_VERSION >= 4; }
+inline bool mpi4_anywhere_at_run_time() { return over_abi || MPI_VERSION >= 4; }
 
 // Whether the MPI running this test is MPICH 4.0.x, whose known defects (docs/cxx-core.md)
 // some tests avoid there and only there. Over the standard ABI the runtime prefixes the

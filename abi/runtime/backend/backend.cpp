@@ -1,6 +1,7 @@
 // The backend's tables (built once, when the module is loaded), statuses, and the one
 // error-raising helper.  Shared by every native MPI; see native.hpp for what differs.
 #include "backend.hpp"
+#include "requests.hpp"
 #include "emulated_types.hpp"
 
 #include <atomic>
@@ -135,6 +136,7 @@ void after_native_init()
         }
     });
     emulated_types_world_init();  // emulated_types: build the datatypes the native MPI lacks
+    partitioned_world_init();     // partitioned.cpp: its private communicator, where the MPI lacks it
 }
 
 void status_out(const MPI_Status &n, abi_Status *a)

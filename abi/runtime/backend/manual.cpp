@@ -467,12 +467,15 @@ ANYMPI_MANUAL(MPI_Comm_idup, forwarded, "newcomm may be written when the request
 {
     return err_out(MPI_Comm_idup(to_native(comm), c_hout_late(newcomm), c_hout(request)));
 }
-#if ANYMPI_HAVE_MPI_Comm_idup_with_info
-ANYMPI_MANUAL(MPI_Comm_idup_with_info, forwarded, "newcomm may be written when the request completes, not during the call")
+ANYMPI_MANUAL(MPI_Comm_idup_with_info, fallback, "newcomm may be written when the request completes, not during the call; where the MPI lacks it, MPI_Comm_idup (an MPI may ignore the hints of info)")
 {
+#if ANYMPI_HAVE_MPI_Comm_idup_with_info
     return err_out(MPI_Comm_idup_with_info(to_native(comm), to_native(info), c_hout_late(newcomm), c_hout(request)));
-}
+#else
+    (void)info;
+    return abi_MPI_Comm_idup(comm, newcomm, request);
 #endif
+}
 
 // ---------------------------------------------------------------- attributes
 ANYMPI_MANUAL(MPI_Comm_get_attr, forwarded, "predefined attribute values (MPI_HOST, MPI_IO ranks, MPI_LASTUSEDCODE) are converted; user values pass untouched")

@@ -122,6 +122,8 @@ int test_one(abi_Request *h, emulated_request *r, int *done, abi_Status *status)
 }
 }  // namespace
 
+emulated_request *find_emulated(abi_Request h) { return lookup(h); }
+
 abi_Request adopt(std::unique_ptr<emulated_request> r)
 {
     emulated_request *p = r.release();
@@ -209,7 +211,10 @@ int emulated_cancel(abi_Request *request)
     if (!r) return not_a_request("MPI_Cancel");
     if (!r->active) return 0;
     if (int cls = r->cancel())
-        return raise_error(errh_self(), cls, "MPI_Cancel: a collective operation cannot be cancelled");
+        return raise_error(errh_self(), cls,
+                           r->side == emulated_request::partitioned_side::none
+                               ? "MPI_Cancel: a collective operation cannot be cancelled"
+                               : "MPI_Cancel: an active partitioned operation cannot be cancelled");
     return 0;
 }
 

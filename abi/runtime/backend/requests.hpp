@@ -26,7 +26,8 @@ struct emulated_request {
     emulated_request(const emulated_request &) = delete;
     emulated_request &operator=(const emulated_request &) = delete;
     const bool persistent;
-    bool active;  // a persistent one between MPI_Start and its completion; a nonpersistent one until then
+    bool active;
+    enum class partitioned_side : uint8_t { none, send, receive } side = partitioned_side::none;  // partitioned.cpp  // a persistent one between MPI_Start and its completion; a nonpersistent one until then
     // The native return code of starting a persistent request.
     virtual int start() { return MPI_ERR_REQUEST; }
     // Whether the operation has completed, without blocking (*done), its status in *st when it
@@ -52,8 +53,12 @@ inline bool holds_emulated(int count, const abi_Request reqs[])
     return false;
 }
 
-// The handle of a new request of anympi's.
+// The handle of a new request of anympi's; the request of a handle (null if none such lives).
 abi_Request adopt(std::unique_ptr<emulated_request> r);
+emulated_request *find_emulated(abi_Request h);
+// Partitioned communication where the MPI lacks it (partitioned.cpp): its private
+// communicator, made once the MPI has started.
+void partitioned_world_init();
 
 // The completion calls over arrays that may hold anympi's requests (requests.cpp): each
 // completes those itself and hands the native ones, compacted, to the generated forward.

@@ -38,9 +38,7 @@ ANYMPI_SIG_MPI_Comm_create_keyval;
 ANYMPI_SIG_MPI_Comm_free_keyval;
 ANYMPI_SIG_MPI_Comm_get_attr;
 ANYMPI_SIG_MPI_Comm_idup;
-#if ANYMPI_HAVE_MPI_Comm_idup_with_info
 ANYMPI_SIG_MPI_Comm_idup_with_info;
-#endif
 ANYMPI_SIG_MPI_Comm_set_attr;
 ANYMPI_SIG_MPI_Dist_graph_create;
 ANYMPI_SIG_MPI_File_create_errhandler;
@@ -80,6 +78,14 @@ ANYMPI_SIG_MPI_Neighbor_alltoallw_init_c;
 ANYMPI_SIG_MPI_Op_create;
 ANYMPI_SIG_MPI_Op_create_c;
 ANYMPI_SIG_MPI_Op_free;
+ANYMPI_SIG_MPI_Parrived;
+ANYMPI_SIG_MPI_Pready;
+ANYMPI_SIG_MPI_Pready_list;
+ANYMPI_SIG_MPI_Pready_range;
+ANYMPI_SIG_MPI_Precv_init;
+ANYMPI_SIG_MPI_Precv_init_c;
+ANYMPI_SIG_MPI_Psend_init;
+ANYMPI_SIG_MPI_Psend_init_c;
 ANYMPI_SIG_MPI_Request_free;
 ANYMPI_SIG_MPI_Request_get_status;
 #if ANYMPI_HAVE_MPI_Session_create_errhandler
@@ -377,9 +383,6 @@ ANYMPI_FWD(MPI_Comm_get_info, (c_hin(comm), c_hout(info_used)))
 ANYMPI_FWD(MPI_Comm_get_name, (c_hin(comm), comm_name, resultlen))
 ANYMPI_FWD(MPI_Comm_get_parent, (c_hout(parent)))
 ANYMPI_FWD(MPI_Comm_group, (c_hin(comm), c_hout(group)))
-#if !ANYMPI_HAVE_MPI_Comm_idup_with_info
-ANYMPI_UNSUPPORTED_OUT(MPI_Comm_idup_with_info, errh_of(comm), "not provided by this MPI", newcomm, request)
-#endif
 ANYMPI_UNSUPPORTED(MPI_Comm_iflush_buffer, errh_of(comm), "MPI-5.0 buffer flush: not in the MPI underneath")
 ANYMPI_FWD(MPI_Comm_join, (fd, c_hout(intercomm)))
 ANYMPI_FWD(MPI_Comm_rank, (c_hin(comm), c_rank_out(rank)))
@@ -1137,52 +1140,8 @@ ANYMPI_NARROW(MPI_Pack_size_c, MPI_Pack_size, errh_of(comm), c_fits_int(incount)
 #else
 ANYMPI_UNSUPPORTED(MPI_Pack_size_c, errh_of(comm), "not provided by this MPI")
 #endif
-#if ANYMPI_HAVE_MPI_Parrived
-ANYMPI_FWD(MPI_Parrived, (c_hin(request), partition, flag))
-#else
-ANYMPI_UNSUPPORTED(MPI_Parrived, errh_self(), "not provided by this MPI")
-#endif
 ANYMPI_UNSUPPORTED(MPI_Pcontrol, errh_self(), "variadic; a no-op outside a profiling tool, which interposes MPI_Pcontrol")
-#if ANYMPI_HAVE_MPI_Pready
-ANYMPI_FWD(MPI_Pready, (partition, c_hin(request)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Pready, errh_self(), "not provided by this MPI")
-#endif
-#if ANYMPI_HAVE_MPI_Pready_list
-ANYMPI_FWD(MPI_Pready_list, (length, c_mut(array_of_partitions), c_hin(request)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Pready_list, errh_self(), "not provided by this MPI")
-#endif
-#if ANYMPI_HAVE_MPI_Pready_range
-ANYMPI_FWD(MPI_Pready_range, (partition_low, partition_high, c_hin(request)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Pready_range, errh_self(), "not provided by this MPI")
-#endif
-#if ANYMPI_HAVE_MPI_Precv_init
-ANYMPI_FWD(MPI_Precv_init, (c_buf(buf), partitions, count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hin(info), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Precv_init, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if ANYMPI_HAVE_MPI_Precv_init_c
-ANYMPI_FWD(MPI_Precv_init_c, (c_buf(buf), partitions, count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Precv_init
-ANYMPI_NARROW(MPI_Precv_init_c, MPI_Precv_init, errh_of(comm), c_fits_int(count), (c_buf(buf), partitions, int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hin(info), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Precv_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Probe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), c_st_out(status)))
-#if ANYMPI_HAVE_MPI_Psend_init
-ANYMPI_FWD(MPI_Psend_init, (c_buf(buf), partitions, count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hin(info), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Psend_init, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if ANYMPI_HAVE_MPI_Psend_init_c
-ANYMPI_FWD(MPI_Psend_init_c, (c_buf(buf), partitions, count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Psend_init
-ANYMPI_NARROW(MPI_Psend_init_c, MPI_Psend_init, errh_of(comm), c_fits_int(count), (c_buf(buf), partitions, int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hin(info), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Psend_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Publish_name, (service_name, c_hin(info), port_name))
 ANYMPI_FWD(MPI_Put, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win)))
 #if ANYMPI_HAVE_MPI_Put_c

@@ -375,15 +375,15 @@
 #define ANYMPI_HAVE_MPI_Pack_external_size_c 1
 #define ANYMPI_HAVE_MPI_Pack_size 1
 #define ANYMPI_HAVE_MPI_Pack_size_c 1
-#define ANYMPI_HAVE_MPI_Parrived 1
+#define ANYMPI_HAVE_MPI_Parrived 0  /* has it, but MPICH 4.0.2's own fails MPI_Parrived on an inactive request, faults on MPI_REQUEST_NULL there and in MPI_Psend_init to MPI_PROC_NULL, and sends nothing before every partition is ready */
 #define ANYMPI_HAVE_MPI_Pcontrol 1
-#define ANYMPI_HAVE_MPI_Pready 1
-#define ANYMPI_HAVE_MPI_Pready_list 1
-#define ANYMPI_HAVE_MPI_Pready_range 1
-#define ANYMPI_HAVE_MPI_Precv_init 1
+#define ANYMPI_HAVE_MPI_Pready 0  /* has it, but MPICH 4.0.2's own fails MPI_Parrived on an inactive request, faults on MPI_REQUEST_NULL there and in MPI_Psend_init to MPI_PROC_NULL, and sends nothing before every partition is ready */
+#define ANYMPI_HAVE_MPI_Pready_list 0  /* has it, but MPICH 4.0.2's own fails MPI_Parrived on an inactive request, faults on MPI_REQUEST_NULL there and in MPI_Psend_init to MPI_PROC_NULL, and sends nothing before every partition is ready */
+#define ANYMPI_HAVE_MPI_Pready_range 0  /* has it, but MPICH 4.0.2's own fails MPI_Parrived on an inactive request, faults on MPI_REQUEST_NULL there and in MPI_Psend_init to MPI_PROC_NULL, and sends nothing before every partition is ready */
+#define ANYMPI_HAVE_MPI_Precv_init 0  /* has it, but MPICH 4.0.2's own fails MPI_Parrived on an inactive request, faults on MPI_REQUEST_NULL there and in MPI_Psend_init to MPI_PROC_NULL, and sends nothing before every partition is ready */
 #define ANYMPI_HAVE_MPI_Precv_init_c 0
 #define ANYMPI_HAVE_MPI_Probe 1
-#define ANYMPI_HAVE_MPI_Psend_init 1
+#define ANYMPI_HAVE_MPI_Psend_init 0  /* has it, but MPICH 4.0.2's own fails MPI_Parrived on an inactive request, faults on MPI_REQUEST_NULL there and in MPI_Psend_init to MPI_PROC_NULL, and sends nothing before every partition is ready */
 #define ANYMPI_HAVE_MPI_Psend_init_c 0
 #define ANYMPI_HAVE_MPI_Publish_name 1
 #define ANYMPI_HAVE_MPI_Put 1

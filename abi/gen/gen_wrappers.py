@@ -30,7 +30,8 @@ import anympi_spec as spec  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 GEN = os.path.join(ROOT, "abi", "runtime", "generated")
-MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp", "requests.cpp", "partitioned.cpp")]
+MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp", "requests.cpp",
+                                                                     "partitioned.cpp", "large_counts.cpp")]
 BACKENDS = ["mpich", "openmpi"]
 
 # Functions a native MPI has that anympi does not call, each for a defect of that MPI's version
@@ -511,27 +512,54 @@ def narrow_line(f, byname, cls):
     b = byname.get(f.name[:-2])
     if b is None or len(b.params) != len(f.params):
         return None
-    args = cls[f.name][1][1:-1]
     conv = [convert(f, p) for p in f.params]
     checks = []
+    # A count followed by its datatype, in a function with a buffer: past int it becomes one
+    # element of a datatype holding them all (large_counts.hpp), except in a reduction, whose
+    # predefined ops take no derived datatype: a blocking one runs in int-sized chunks.
+    has_buf = any(p.kind == "BUFFER" for p in f.params)
+    bufs = [p.name for p in f.params if p.kind == "BUFFER"]
+    blocking = not any(base(p.ctype) == "MPI_Request *" for p in f.params)
+    reduction = is_reduction(f) and any(base(p.ctype) == "MPI_Op" for p in f.params)
+    chunked = reduction and blocking and len(bufs) == 2 and "scatter" not in f.name.lower()
+    pairs = []
     for i, (pc, pb) in enumerate(zip(f.params, b.params)):
         tc, tb = base(pc.ctype), base(pb.ctype)
         if tc == tb and pc.array == pb.array:
             continue
         if pc.array or pb.array:
             return None
-        if tc in ("MPI_Count", "MPI_Aint") and tb == "int":
+        nxt = f.params[i + 1] if i + 1 < len(f.params) else None
+        paired = (tc == "MPI_Count" and tb == "int" and has_buf and nxt is not None and not nxt.array
+                  and base(nxt.ctype) == "MPI_Datatype")
+        if paired and chunked:
+            conv[i] = "n_"
+        elif paired and not reduction:
+            conv[i], conv[i + 1] = f"w_.count({len(pairs)})", f"w_.type({len(pairs)})"
+            pairs.append(f"{pc.name}, {convert(f, nxt)}")
+        elif tc in ("MPI_Count", "MPI_Aint") and tb == "int":
             checks.append(f"c_fits_int({pc.name})")
             conv[i] = f"int({pc.name})"
+        elif tc in ("MPI_Count *", "MPI_Aint *") and tb == "int *" and pc.direction == "inout":
+            checks.append(f"c_fits_int_at({pc.name})")
+            conv[i] = f"c_narrow_io({pc.name})"
         elif tc in ("MPI_Count *", "MPI_Aint *") and tb == "int *":
             conv[i] = f"c_widen_out({pc.name})"
         else:
             return None
-    del args
-    if not checks:
-        checks = ["true"]
-    return b.name, "counts must fit in int", guarded(f, f'ANYMPI_NARROW({f.name}, {b.name}, {first_errh_object(f)}, '
-                                                        f'{" && ".join(checks)}, ({", ".join(conv)}))')
+    fits = " && ".join(checks) or "true"
+    obj = first_errh_object(f)
+    if chunked:
+        count = next(p.name for p in f.params if base(p.ctype) == "MPI_Count")
+        dt = next(p.name for p in f.params if base(p.ctype) == "MPI_Datatype")
+        conv = ["s_" if c == f"c_buf({bufs[0]})" else "r_" if c == f"c_buf({bufs[1]})" else c for c in conv]
+        return b.name, "in chunks of 2^30 elements", guarded(
+            f, f"ANYMPI_CHUNKED({f.name}, {b.name}, {bufs[0]}, {bufs[1]}, {count}, {dt}, ({', '.join(conv)}))")
+    if pairs:
+        return b.name, "a count past int as one element of a derived datatype", guarded(
+            f, f"ANYMPI_WIDE({f.name}, {b.name}, {obj}, {fits}, ({', '.join(pairs)}), ({', '.join(conv)}))")
+    return b.name, "counts must fit in int", guarded(f, f'ANYMPI_NARROW({f.name}, {b.name}, {obj}, '
+                                                        f'{fits}, ({", ".join(conv)}))')
 
 
 def pre_check(f):
@@ -642,7 +670,8 @@ def gen_backend(funcs, cls, haves, narrow, persistent):
          "// ANYMPI_UNSUPPORTED(name, object): MPI_ERR_UNSUPPORTED_OPERATION through object's error handler.",
          "// ANYMPI_PERSISTENT(name, nonblocking, ...): anympi's persistent request (requests.hpp) where the MPI lacks name.",
          "// ANYMPI_FWD_AS(name, ...): fwd_name, the forward that the hand-written (extended) name calls.",
-         '#include "backend.hpp"', '#include "requests.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
+         "// ANYMPI_WIDE / ANYMPI_CHUNKED(name, int form, ...): a _c function where the MPI lacks it (large_counts.hpp).",
+         '#include "backend.hpp"', '#include "requests.hpp"', '#include "large_counts.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
          "using namespace anympi::backend;", "",
          "// The op of a reduction, seen with its datatype (manual.cpp: value-index types).",
          "namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }",

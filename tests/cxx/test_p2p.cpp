@@ -197,8 +197,9 @@ TEST(Errors, LargeCountIsNeverNarrowed) {
     FAIL();
   } catch (mpi::mpi_error const& e) {
     EXPECT_EQ(e.function(), MPI_CXX_HAS_LARGE_COUNT ? "MPI_Send_c" : "MPI_Send");
-    // An MPI-3.1 library underneath the standard ABI has no large counts either.
-    EXPECT_EQ(e.error_class(), mpi4_at_run_time() ? MPI_ERR_RANK : MPI_ERR_COUNT) << e.what();
+    // Over the standard ABI an MPI-3.1 library underneath gets the count as one element of a
+    // derived datatype (docs/runtime.md), so it too sees the bad rank.
+    EXPECT_EQ(e.error_class(), mpi4_at_run_time() || over_abi ? MPI_ERR_RANK : MPI_ERR_COUNT) << e.what();
   }
 }
 

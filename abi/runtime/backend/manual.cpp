@@ -6,6 +6,7 @@
 #include "callbacks.hpp"
 #include "requests.hpp"
 #include "emulated_types.hpp"
+#include "large_counts.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -254,16 +255,18 @@ ANYMPI_MANUAL(MPI_Alltoallw, forwarded, "the datatype arrays have one entry per 
                                  recvbuf, recvcounts, rdispls, c_harr_in(recvtypes, n), c));
 }
 
-#if ANYMPI_HAVE_MPI_Alltoallw_c
-ANYMPI_MANUAL(MPI_Alltoallw_c, forwarded, "the datatype arrays have one entry per peer (communicator size)")
+ANYMPI_MANUAL(MPI_Alltoallw_c, fallback, "the datatype arrays have one entry per peer (communicator size); where the _c form is missing, through MPI_Alltoallw with per-peer datatypes that hold counts and displacements past int (large_counts.cpp)")
 {
+#if ANYMPI_HAVE_MPI_Alltoallw_c
     MPI_Comm c = to_native(comm);
     long n = comm_peers(c);
     return err_out(MPI_Alltoallw_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls),
                                    c_harr_in(sendtypes, sendbuf == reinterpret_cast<const void *>(ABI_IN_PLACE) ? 0 : n),
                                    recvbuf, c_i64p(recvcounts), c_i64p(rdispls), c_harr_in(recvtypes, n), c));
-}
+#else
+    return alltoallw_wide(sendbuf, sendcounts, sdispls, sendtypes, nullptr, recvbuf, recvcounts, rdispls, recvtypes, nullptr, comm);
 #endif
+}
 
 ANYMPI_MANUAL(MPI_Neighbor_alltoallw, forwarded, "the datatype arrays have one entry per neighbour (from the topology)")
 {

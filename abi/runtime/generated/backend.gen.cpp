@@ -3,8 +3,10 @@
 // ANYMPI_UNSUPPORTED(name, object): MPI_ERR_UNSUPPORTED_OPERATION through object's error handler.
 // ANYMPI_PERSISTENT(name, nonblocking, ...): anympi's persistent request (requests.hpp) where the MPI lacks name.
 // ANYMPI_FWD_AS(name, ...): fwd_name, the forward that the hand-written (extended) name calls.
+// ANYMPI_WIDE / ANYMPI_CHUNKED(name, int form, ...): a _c function where the MPI lacks it (large_counts.hpp).
 #include "backend.hpp"
 #include "requests.hpp"
+#include "large_counts.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,10 +22,10 @@ namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }
 ANYMPI_SIG_MPI_Abi_get_info;
 ANYMPI_SIG_MPI_Add_error_class;
 ANYMPI_SIG_MPI_Add_error_code;
+ANYMPI_SIG_MPI_Allgatherv_c;
+ANYMPI_SIG_MPI_Alltoallv_c;
 ANYMPI_SIG_MPI_Alltoallw;
-#if ANYMPI_HAVE_MPI_Alltoallw_c
 ANYMPI_SIG_MPI_Alltoallw_c;
-#endif
 ANYMPI_SIG_MPI_Alltoallw_init;
 #if ANYMPI_HAVE_MPI_Alltoallw_init_c
 ANYMPI_SIG_MPI_Alltoallw_init_c;
@@ -43,6 +45,8 @@ ANYMPI_SIG_MPI_Comm_set_attr;
 ANYMPI_SIG_MPI_Dist_graph_create;
 ANYMPI_SIG_MPI_File_create_errhandler;
 ANYMPI_SIG_MPI_File_get_view;
+ANYMPI_SIG_MPI_Gatherv_c;
+ANYMPI_SIG_MPI_Get_count_c;
 ANYMPI_SIG_MPI_Get_library_version;
 ANYMPI_SIG_MPI_Graph_create;
 ANYMPI_SIG_MPI_Graph_map;
@@ -88,6 +92,7 @@ ANYMPI_SIG_MPI_Psend_init;
 ANYMPI_SIG_MPI_Psend_init_c;
 ANYMPI_SIG_MPI_Request_free;
 ANYMPI_SIG_MPI_Request_get_status;
+ANYMPI_SIG_MPI_Scatterv_c;
 #if ANYMPI_HAVE_MPI_Session_create_errhandler
 ANYMPI_SIG_MPI_Session_create_errhandler;
 #endif
@@ -164,7 +169,7 @@ ANYMPI_FWD_IF(MPI_Accumulate, emulated_acc_refused("MPI_Accumulate", errh_of(win
 #if ANYMPI_HAVE_MPI_Accumulate_c
 ANYMPI_FWD_IF(MPI_Accumulate_c, emulated_acc_refused("MPI_Accumulate_c", errh_of(win), op, origin_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
 #elif ANYMPI_HAVE_MPI_Accumulate
-ANYMPI_NARROW_IF(MPI_Accumulate_c, emulated_acc_refused("MPI_Accumulate_c", errh_of(win), op, origin_datatype, target_datatype), MPI_Accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win)))
+ANYMPI_WIDE_IF(MPI_Accumulate_c, emulated_acc_refused("MPI_Accumulate_c", errh_of(win), op, origin_datatype, target_datatype), MPI_Accumulate, errh_of(win), true, (origin_count, c_hin(origin_datatype), target_count, c_hin(target_datatype)), (c_buf(origin_addr), w_.count(0), w_.type(0), c_rank_in(target_rank), target_disp, w_.count(1), w_.type(1), c_hin(op), c_hin(win)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Accumulate_c, errh_of(win), "not provided by this MPI")
 #endif
@@ -173,7 +178,7 @@ ANYMPI_FWD(MPI_Allgather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(rec
 #if ANYMPI_HAVE_MPI_Allgather_c
 ANYMPI_FWD(MPI_Allgather_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Allgather
-ANYMPI_NARROW(MPI_Allgather_c, MPI_Allgather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_hin(comm)))
+ANYMPI_WIDE(MPI_Allgather_c, MPI_Allgather, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Allgather_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -194,11 +199,6 @@ ANYMPI_PERSISTENT(MPI_Allgather_init_c, MPI_Iallgather, errh_of(comm), c_fits_in
 ANYMPI_UNSUPPORTED_OUT(MPI_Allgather_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Allgatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Allgatherv_c
-ANYMPI_FWD(MPI_Allgatherv_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Allgatherv_c, errh_of(comm), "not provided by this MPI")
-#endif
 #if ANYMPI_HAVE_MPI_Allgatherv_init
 ANYMPI_FWD(MPI_Allgatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iallgatherv
@@ -218,7 +218,7 @@ ANYMPI_FWD(MPI_Allreduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype
 #if ANYMPI_HAVE_MPI_Allreduce_c
 ANYMPI_FWD(MPI_Allreduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Allreduce
-ANYMPI_NARROW(MPI_Allreduce_c, MPI_Allreduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
+ANYMPI_CHUNKED(MPI_Allreduce_c, MPI_Allreduce, sendbuf, recvbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Allreduce_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -242,7 +242,7 @@ ANYMPI_FWD(MPI_Alltoall, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recv
 #if ANYMPI_HAVE_MPI_Alltoall_c
 ANYMPI_FWD(MPI_Alltoall_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Alltoall
-ANYMPI_NARROW(MPI_Alltoall_c, MPI_Alltoall, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_hin(comm)))
+ANYMPI_WIDE(MPI_Alltoall_c, MPI_Alltoall, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Alltoall_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -263,11 +263,6 @@ ANYMPI_PERSISTENT(MPI_Alltoall_init_c, MPI_Ialltoall, errh_of(comm), c_fits_int(
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoall_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Alltoallv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Alltoallv_c
-ANYMPI_FWD(MPI_Alltoallv_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Alltoallv_c, errh_of(comm), "not provided by this MPI")
-#endif
 #if ANYMPI_HAVE_MPI_Alltoallv_init
 ANYMPI_FWD(MPI_Alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ialltoallv
@@ -281,9 +276,6 @@ ANYMPI_FWD(MPI_Alltoallv_init_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdi
 ANYMPI_PERSISTENT(MPI_Alltoallv_init_c, MPI_Ialltoallv_c, errh_of(comm), true, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallv_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if !ANYMPI_HAVE_MPI_Alltoallw_c
-ANYMPI_UNSUPPORTED(MPI_Alltoallw_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if !ANYMPI_HAVE_MPI_Alltoallw_init_c
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallw_init_c, errh_of(comm), "not provided by this MPI", request)
@@ -301,7 +293,7 @@ ANYMPI_FWD(MPI_Bcast, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c
 #if ANYMPI_HAVE_MPI_Bcast_c
 ANYMPI_FWD(MPI_Bcast_c, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Bcast
-ANYMPI_NARROW(MPI_Bcast_c, MPI_Bcast, errh_of(comm), c_fits_int(count), (c_buf(buffer), int(count), c_hin(datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_WIDE(MPI_Bcast_c, MPI_Bcast, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buffer), w_.count(0), w_.type(0), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Bcast_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -325,7 +317,7 @@ ANYMPI_FWD(MPI_Bsend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_ta
 #if ANYMPI_HAVE_MPI_Bsend_c
 ANYMPI_FWD(MPI_Bsend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Bsend
-ANYMPI_NARROW(MPI_Bsend_c, MPI_Bsend, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
+ANYMPI_WIDE(MPI_Bsend_c, MPI_Bsend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Bsend_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -333,7 +325,7 @@ ANYMPI_FWD(MPI_Bsend_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest),
 #if ANYMPI_HAVE_MPI_Bsend_init_c
 ANYMPI_FWD(MPI_Bsend_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Bsend_init
-ANYMPI_NARROW(MPI_Bsend_init_c, MPI_Bsend_init, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Bsend_init_c, MPI_Bsend_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Bsend_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -409,7 +401,7 @@ ANYMPI_FWD(MPI_Exscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), 
 #if ANYMPI_HAVE_MPI_Exscan_c
 ANYMPI_FWD(MPI_Exscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Exscan
-ANYMPI_NARROW(MPI_Exscan_c, MPI_Exscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
+ANYMPI_CHUNKED(MPI_Exscan_c, MPI_Exscan, sendbuf, recvbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Exscan_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -452,7 +444,7 @@ ANYMPI_FWD(MPI_File_iread, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hou
 #if ANYMPI_HAVE_MPI_File_iread_c
 ANYMPI_FWD(MPI_File_iread_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread
-ANYMPI_NARROW(MPI_File_iread_c, MPI_File_iread, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iread_c, MPI_File_iread, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -460,7 +452,7 @@ ANYMPI_FWD(MPI_File_iread_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c
 #if ANYMPI_HAVE_MPI_File_iread_all_c
 ANYMPI_FWD(MPI_File_iread_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_all
-ANYMPI_NARROW(MPI_File_iread_all_c, MPI_File_iread_all, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iread_all_c, MPI_File_iread_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_all_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -468,7 +460,7 @@ ANYMPI_FWD(MPI_File_iread_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datat
 #if ANYMPI_HAVE_MPI_File_iread_at_c
 ANYMPI_FWD(MPI_File_iread_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_at
-ANYMPI_NARROW(MPI_File_iread_at_c, MPI_File_iread_at, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iread_at_c, MPI_File_iread_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_at_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -476,7 +468,7 @@ ANYMPI_FWD(MPI_File_iread_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(d
 #if ANYMPI_HAVE_MPI_File_iread_at_all_c
 ANYMPI_FWD(MPI_File_iread_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_at_all
-ANYMPI_NARROW(MPI_File_iread_at_all_c, MPI_File_iread_at_all, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iread_at_all_c, MPI_File_iread_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_at_all_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -484,7 +476,7 @@ ANYMPI_FWD(MPI_File_iread_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype)
 #if ANYMPI_HAVE_MPI_File_iread_shared_c
 ANYMPI_FWD(MPI_File_iread_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_shared
-ANYMPI_NARROW(MPI_File_iread_shared_c, MPI_File_iread_shared, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iread_shared_c, MPI_File_iread_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_shared_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -492,7 +484,7 @@ ANYMPI_FWD(MPI_File_iwrite, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_ho
 #if ANYMPI_HAVE_MPI_File_iwrite_c
 ANYMPI_FWD(MPI_File_iwrite_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite
-ANYMPI_NARROW(MPI_File_iwrite_c, MPI_File_iwrite, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iwrite_c, MPI_File_iwrite, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -500,7 +492,7 @@ ANYMPI_FWD(MPI_File_iwrite_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), 
 #if ANYMPI_HAVE_MPI_File_iwrite_all_c
 ANYMPI_FWD(MPI_File_iwrite_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_all
-ANYMPI_NARROW(MPI_File_iwrite_all_c, MPI_File_iwrite_all, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iwrite_all_c, MPI_File_iwrite_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_all_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -508,7 +500,7 @@ ANYMPI_FWD(MPI_File_iwrite_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(data
 #if ANYMPI_HAVE_MPI_File_iwrite_at_c
 ANYMPI_FWD(MPI_File_iwrite_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_at
-ANYMPI_NARROW(MPI_File_iwrite_at_c, MPI_File_iwrite_at, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iwrite_at_c, MPI_File_iwrite_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_at_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -516,7 +508,7 @@ ANYMPI_FWD(MPI_File_iwrite_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(
 #if ANYMPI_HAVE_MPI_File_iwrite_at_all_c
 ANYMPI_FWD(MPI_File_iwrite_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_at_all
-ANYMPI_NARROW(MPI_File_iwrite_at_all_c, MPI_File_iwrite_at_all, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iwrite_at_all_c, MPI_File_iwrite_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_at_all_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -524,7 +516,7 @@ ANYMPI_FWD(MPI_File_iwrite_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype
 #if ANYMPI_HAVE_MPI_File_iwrite_shared_c
 ANYMPI_FWD(MPI_File_iwrite_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_shared
-ANYMPI_NARROW(MPI_File_iwrite_shared_c, MPI_File_iwrite_shared, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_hout(request)))
+ANYMPI_WIDE(MPI_File_iwrite_shared_c, MPI_File_iwrite_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_shared_c, errh_of(fh), "not provided by this MPI", request)
 #endif
@@ -534,7 +526,7 @@ ANYMPI_FWD(MPI_File_read, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_o
 #if ANYMPI_HAVE_MPI_File_read_c
 ANYMPI_FWD(MPI_File_read_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read
-ANYMPI_NARROW(MPI_File_read_c, MPI_File_read, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_read_c, MPI_File_read, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -542,7 +534,7 @@ ANYMPI_FWD(MPI_File_read_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_
 #if ANYMPI_HAVE_MPI_File_read_all_c
 ANYMPI_FWD(MPI_File_read_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_all
-ANYMPI_NARROW(MPI_File_read_all_c, MPI_File_read_all, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_read_all_c, MPI_File_read_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_all_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -550,7 +542,7 @@ ANYMPI_FWD(MPI_File_read_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatyp
 #if ANYMPI_HAVE_MPI_File_read_all_begin_c
 ANYMPI_FWD(MPI_File_read_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_all_begin
-ANYMPI_NARROW(MPI_File_read_all_begin_c, MPI_File_read_all_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype)))
+ANYMPI_WIDE(MPI_File_read_all_begin_c, MPI_File_read_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_all_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -559,7 +551,7 @@ ANYMPI_FWD(MPI_File_read_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(dataty
 #if ANYMPI_HAVE_MPI_File_read_at_c
 ANYMPI_FWD(MPI_File_read_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_at
-ANYMPI_NARROW(MPI_File_read_at_c, MPI_File_read_at, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_read_at_c, MPI_File_read_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_at_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -567,7 +559,7 @@ ANYMPI_FWD(MPI_File_read_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(da
 #if ANYMPI_HAVE_MPI_File_read_at_all_c
 ANYMPI_FWD(MPI_File_read_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_at_all
-ANYMPI_NARROW(MPI_File_read_at_all_c, MPI_File_read_at_all, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_read_at_all_c, MPI_File_read_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_at_all_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -575,7 +567,7 @@ ANYMPI_FWD(MPI_File_read_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_
 #if ANYMPI_HAVE_MPI_File_read_at_all_begin_c
 ANYMPI_FWD(MPI_File_read_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_at_all_begin
-ANYMPI_NARROW(MPI_File_read_at_all_begin_c, MPI_File_read_at_all_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype)))
+ANYMPI_WIDE(MPI_File_read_at_all_begin_c, MPI_File_read_at_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_at_all_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -584,7 +576,7 @@ ANYMPI_FWD(MPI_File_read_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype)
 #if ANYMPI_HAVE_MPI_File_read_ordered_c
 ANYMPI_FWD(MPI_File_read_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_ordered
-ANYMPI_NARROW(MPI_File_read_ordered_c, MPI_File_read_ordered, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_read_ordered_c, MPI_File_read_ordered, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_ordered_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -592,7 +584,7 @@ ANYMPI_FWD(MPI_File_read_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(dat
 #if ANYMPI_HAVE_MPI_File_read_ordered_begin_c
 ANYMPI_FWD(MPI_File_read_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_ordered_begin
-ANYMPI_NARROW(MPI_File_read_ordered_begin_c, MPI_File_read_ordered_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype)))
+ANYMPI_WIDE(MPI_File_read_ordered_begin_c, MPI_File_read_ordered_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_ordered_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -601,7 +593,7 @@ ANYMPI_FWD(MPI_File_read_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype),
 #if ANYMPI_HAVE_MPI_File_read_shared_c
 ANYMPI_FWD(MPI_File_read_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_shared
-ANYMPI_NARROW(MPI_File_read_shared_c, MPI_File_read_shared, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_read_shared_c, MPI_File_read_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_read_shared_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -617,7 +609,7 @@ ANYMPI_FWD(MPI_File_write, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_
 #if ANYMPI_HAVE_MPI_File_write_c
 ANYMPI_FWD(MPI_File_write_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write
-ANYMPI_NARROW(MPI_File_write_c, MPI_File_write, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_write_c, MPI_File_write, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -625,7 +617,7 @@ ANYMPI_FWD(MPI_File_write_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c
 #if ANYMPI_HAVE_MPI_File_write_all_c
 ANYMPI_FWD(MPI_File_write_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_all
-ANYMPI_NARROW(MPI_File_write_all_c, MPI_File_write_all, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_write_all_c, MPI_File_write_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_all_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -633,7 +625,7 @@ ANYMPI_FWD(MPI_File_write_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(dataty
 #if ANYMPI_HAVE_MPI_File_write_all_begin_c
 ANYMPI_FWD(MPI_File_write_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_all_begin
-ANYMPI_NARROW(MPI_File_write_all_begin_c, MPI_File_write_all_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype)))
+ANYMPI_WIDE(MPI_File_write_all_begin_c, MPI_File_write_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_all_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -642,7 +634,7 @@ ANYMPI_FWD(MPI_File_write_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datat
 #if ANYMPI_HAVE_MPI_File_write_at_c
 ANYMPI_FWD(MPI_File_write_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_at
-ANYMPI_NARROW(MPI_File_write_at_c, MPI_File_write_at, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_write_at_c, MPI_File_write_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_at_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -650,7 +642,7 @@ ANYMPI_FWD(MPI_File_write_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(d
 #if ANYMPI_HAVE_MPI_File_write_at_all_c
 ANYMPI_FWD(MPI_File_write_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_at_all
-ANYMPI_NARROW(MPI_File_write_at_all_c, MPI_File_write_at_all, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_write_at_all_c, MPI_File_write_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_at_all_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -658,7 +650,7 @@ ANYMPI_FWD(MPI_File_write_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c
 #if ANYMPI_HAVE_MPI_File_write_at_all_begin_c
 ANYMPI_FWD(MPI_File_write_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_at_all_begin
-ANYMPI_NARROW(MPI_File_write_at_all_begin_c, MPI_File_write_at_all_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), offset, c_buf(buf), int(count), c_hin(datatype)))
+ANYMPI_WIDE(MPI_File_write_at_all_begin_c, MPI_File_write_at_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_at_all_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -667,7 +659,7 @@ ANYMPI_FWD(MPI_File_write_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype
 #if ANYMPI_HAVE_MPI_File_write_ordered_c
 ANYMPI_FWD(MPI_File_write_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_ordered
-ANYMPI_NARROW(MPI_File_write_ordered_c, MPI_File_write_ordered, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_write_ordered_c, MPI_File_write_ordered, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_ordered_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -675,7 +667,7 @@ ANYMPI_FWD(MPI_File_write_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(da
 #if ANYMPI_HAVE_MPI_File_write_ordered_begin_c
 ANYMPI_FWD(MPI_File_write_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_ordered_begin
-ANYMPI_NARROW(MPI_File_write_ordered_begin_c, MPI_File_write_ordered_begin, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype)))
+ANYMPI_WIDE(MPI_File_write_ordered_begin_c, MPI_File_write_ordered_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_ordered_begin_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -684,7 +676,7 @@ ANYMPI_FWD(MPI_File_write_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype)
 #if ANYMPI_HAVE_MPI_File_write_shared_c
 ANYMPI_FWD(MPI_File_write_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_shared
-ANYMPI_NARROW(MPI_File_write_shared_c, MPI_File_write_shared, errh_of(fh), c_fits_int(count), (c_hin(fh), c_buf(buf), int(count), c_hin(datatype), c_st_out(status)))
+ANYMPI_WIDE(MPI_File_write_shared_c, MPI_File_write_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_shared_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -695,7 +687,7 @@ ANYMPI_FWD_IF(MPI_Gather, c_in_place_root("MPI_Gather", "sendbuf", sendbuf, root
 #if ANYMPI_HAVE_MPI_Gather_c
 ANYMPI_FWD_IF(MPI_Gather_c, c_in_place_root("MPI_Gather_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Gather
-ANYMPI_NARROW_IF(MPI_Gather_c, c_in_place_root("MPI_Gather_c", "sendbuf", sendbuf, root, comm), MPI_Gather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_WIDE_IF(MPI_Gather_c, c_in_place_root("MPI_Gather_c", "sendbuf", sendbuf, root, comm), MPI_Gather, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Gather_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -716,11 +708,6 @@ ANYMPI_PERSISTENT_IF(MPI_Gather_init_c, c_in_place_root_at_init("MPI_Gather_init
 ANYMPI_UNSUPPORTED_OUT(MPI_Gather_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD_IF(MPI_Gatherv, c_in_place_root("MPI_Gatherv", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Gatherv_c
-ANYMPI_FWD_IF(MPI_Gatherv_c, c_in_place_root("MPI_Gatherv_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Gatherv_c, errh_of(comm), "not provided by this MPI")
-#endif
 #if ANYMPI_HAVE_MPI_Gatherv_init
 ANYMPI_FWD_IF(MPI_Gatherv_init, c_in_place_root("MPI_Gatherv_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Igatherv
@@ -739,7 +726,7 @@ ANYMPI_FWD(MPI_Get, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c
 #if ANYMPI_HAVE_MPI_Get_c
 ANYMPI_FWD(MPI_Get_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win)))
 #elif ANYMPI_HAVE_MPI_Get
-ANYMPI_NARROW(MPI_Get_c, MPI_Get, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(win)))
+ANYMPI_WIDE(MPI_Get_c, MPI_Get, errh_of(win), true, (origin_count, c_hin(origin_datatype), target_count, c_hin(target_datatype)), (c_buf(origin_addr), w_.count(0), w_.type(0), c_rank_in(target_rank), target_disp, w_.count(1), w_.type(1), c_hin(win)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Get_c, errh_of(win), "not provided by this MPI")
 #endif
@@ -747,19 +734,12 @@ ANYMPI_FWD_IF(MPI_Get_accumulate, emulated_acc_refused("MPI_Get_accumulate", err
 #if ANYMPI_HAVE_MPI_Get_accumulate_c
 ANYMPI_FWD_IF(MPI_Get_accumulate_c, emulated_acc_refused("MPI_Get_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
 #elif ANYMPI_HAVE_MPI_Get_accumulate
-ANYMPI_NARROW_IF(MPI_Get_accumulate_c, emulated_acc_refused("MPI_Get_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), MPI_Get_accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(result_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_buf(result_addr), int(result_count), c_hin(result_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win)))
+ANYMPI_WIDE_IF(MPI_Get_accumulate_c, emulated_acc_refused("MPI_Get_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), MPI_Get_accumulate, errh_of(win), true, (origin_count, c_hin(origin_datatype), result_count, c_hin(result_datatype), target_count, c_hin(target_datatype)), (c_buf(origin_addr), w_.count(0), w_.type(0), c_buf(result_addr), w_.count(1), w_.type(1), c_rank_in(target_rank), target_disp, w_.count(2), w_.type(2), c_hin(op), c_hin(win)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Get_accumulate_c, errh_of(win), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Get_address, (c_buf(location), c_i64p(address)))
 ANYMPI_FWD(MPI_Get_count, (c_st_in(status), c_hin(datatype), count))
-#if ANYMPI_HAVE_MPI_Get_count_c
-ANYMPI_FWD(MPI_Get_count_c, (c_st_in(status), c_hin(datatype), c_i64p(count)))
-#elif ANYMPI_HAVE_MPI_Get_count
-ANYMPI_NARROW(MPI_Get_count_c, MPI_Get_count, errh_self(), true, (c_st_in(status), c_hin(datatype), c_widen_out(count)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Get_count_c, errh_self(), "not provided by this MPI")
-#endif
 ANYMPI_FWD(MPI_Get_elements, (c_st_in(status), c_hin(datatype), count))
 #if ANYMPI_HAVE_MPI_Get_elements_c
 ANYMPI_FWD(MPI_Get_elements_c, (c_st_in(status), c_hin(datatype), c_i64p(count)))
@@ -796,7 +776,7 @@ ANYMPI_FWD(MPI_Iallgather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(re
 #if ANYMPI_HAVE_MPI_Iallgather_c
 ANYMPI_FWD(MPI_Iallgather_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iallgather
-ANYMPI_NARROW(MPI_Iallgather_c, MPI_Iallgather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Iallgather_c, MPI_Iallgather, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iallgather_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -818,7 +798,7 @@ ANYMPI_FWD(MPI_Ialltoall, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(rec
 #if ANYMPI_HAVE_MPI_Ialltoall_c
 ANYMPI_FWD(MPI_Ialltoall_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ialltoall
-ANYMPI_NARROW(MPI_Ialltoall_c, MPI_Ialltoall, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Ialltoall_c, MPI_Ialltoall, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ialltoall_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -836,7 +816,7 @@ ANYMPI_FWD(MPI_Ibcast, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), 
 #if ANYMPI_HAVE_MPI_Ibcast_c
 ANYMPI_FWD(MPI_Ibcast_c, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ibcast
-ANYMPI_NARROW(MPI_Ibcast_c, MPI_Ibcast, errh_of(comm), c_fits_int(count), (c_buf(buffer), int(count), c_hin(datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Ibcast_c, MPI_Ibcast, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buffer), w_.count(0), w_.type(0), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ibcast_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -844,7 +824,7 @@ ANYMPI_FWD(MPI_Ibsend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_t
 #if ANYMPI_HAVE_MPI_Ibsend_c
 ANYMPI_FWD(MPI_Ibsend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ibsend
-ANYMPI_NARROW(MPI_Ibsend_c, MPI_Ibsend, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Ibsend_c, MPI_Ibsend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ibsend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -860,7 +840,7 @@ ANYMPI_FWD_IF(MPI_Igather, c_in_place_root("MPI_Igather", "sendbuf", sendbuf, ro
 #if ANYMPI_HAVE_MPI_Igather_c
 ANYMPI_FWD_IF(MPI_Igather_c, c_in_place_root("MPI_Igather_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Igather
-ANYMPI_NARROW_IF(MPI_Igather_c, c_in_place_root("MPI_Igather_c", "sendbuf", sendbuf, root, comm), MPI_Igather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE_IF(MPI_Igather_c, c_in_place_root("MPI_Igather_c", "sendbuf", sendbuf, root, comm), MPI_Igather, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Igather_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -875,7 +855,7 @@ ANYMPI_FWD(MPI_Imrecv, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_ho
 #if ANYMPI_HAVE_MPI_Imrecv_c
 ANYMPI_FWD(MPI_Imrecv_c, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Imrecv
-ANYMPI_NARROW(MPI_Imrecv_c, MPI_Imrecv, errh_self(), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_hio(message), c_hout(request)))
+ANYMPI_WIDE(MPI_Imrecv_c, MPI_Imrecv, errh_self(), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_hio(message), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Imrecv_c, errh_self(), "not provided by this MPI", request)
 #endif
@@ -883,7 +863,7 @@ ANYMPI_FWD(MPI_Ineighbor_allgather, (c_buf(sendbuf), sendcount, c_hin(sendtype),
 #if ANYMPI_HAVE_MPI_Ineighbor_allgather_c
 ANYMPI_FWD(MPI_Ineighbor_allgather_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgather
-ANYMPI_NARROW(MPI_Ineighbor_allgather_c, MPI_Ineighbor_allgather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Ineighbor_allgather_c, MPI_Ineighbor_allgather, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_allgather_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -897,7 +877,7 @@ ANYMPI_FWD(MPI_Ineighbor_alltoall, (c_buf(sendbuf), sendcount, c_hin(sendtype), 
 #if ANYMPI_HAVE_MPI_Ineighbor_alltoall_c
 ANYMPI_FWD(MPI_Ineighbor_alltoall_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoall
-ANYMPI_NARROW(MPI_Ineighbor_alltoall_c, MPI_Ineighbor_alltoall, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Ineighbor_alltoall_c, MPI_Ineighbor_alltoall, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_alltoall_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -932,7 +912,7 @@ ANYMPI_FWD(MPI_Irecv, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_
 #if ANYMPI_HAVE_MPI_Irecv_c
 ANYMPI_FWD(MPI_Irecv_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Irecv
-ANYMPI_NARROW(MPI_Irecv_c, MPI_Irecv, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Irecv_c, MPI_Irecv, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Irecv_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -962,7 +942,7 @@ ANYMPI_FWD(MPI_Irsend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_t
 #if ANYMPI_HAVE_MPI_Irsend_c
 ANYMPI_FWD(MPI_Irsend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Irsend
-ANYMPI_NARROW(MPI_Irsend_c, MPI_Irsend, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Irsend_c, MPI_Irsend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Irsend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -979,7 +959,7 @@ ANYMPI_FWD_IF(MPI_Iscatter, c_in_place_root("MPI_Iscatter", "recvbuf", recvbuf, 
 #if ANYMPI_HAVE_MPI_Iscatter_c
 ANYMPI_FWD_IF(MPI_Iscatter_c, c_in_place_root("MPI_Iscatter_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iscatter
-ANYMPI_NARROW_IF(MPI_Iscatter_c, c_in_place_root("MPI_Iscatter_c", "recvbuf", recvbuf, root, comm), MPI_Iscatter, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE_IF(MPI_Iscatter_c, c_in_place_root("MPI_Iscatter_c", "recvbuf", recvbuf, root, comm), MPI_Iscatter, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iscatter_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -993,7 +973,7 @@ ANYMPI_FWD(MPI_Isend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_ta
 #if ANYMPI_HAVE_MPI_Isend_c
 ANYMPI_FWD(MPI_Isend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Isend
-ANYMPI_NARROW(MPI_Isend_c, MPI_Isend, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Isend_c, MPI_Isend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Isend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1001,7 +981,7 @@ ANYMPI_FWD(MPI_Issend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_t
 #if ANYMPI_HAVE_MPI_Issend_c
 ANYMPI_FWD(MPI_Issend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Issend
-ANYMPI_NARROW(MPI_Issend_c, MPI_Issend, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Issend_c, MPI_Issend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Issend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1011,7 +991,7 @@ ANYMPI_FWD(MPI_Mrecv, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_st_
 #if ANYMPI_HAVE_MPI_Mrecv_c
 ANYMPI_FWD(MPI_Mrecv_c, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_Mrecv
-ANYMPI_NARROW(MPI_Mrecv_c, MPI_Mrecv, errh_self(), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_hio(message), c_st_out(status)))
+ANYMPI_WIDE(MPI_Mrecv_c, MPI_Mrecv, errh_self(), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_hio(message), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Mrecv_c, errh_self(), "not provided by this MPI")
 #endif
@@ -1019,7 +999,7 @@ ANYMPI_FWD(MPI_Neighbor_allgather, (c_buf(sendbuf), sendcount, c_hin(sendtype), 
 #if ANYMPI_HAVE_MPI_Neighbor_allgather_c
 ANYMPI_FWD(MPI_Neighbor_allgather_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Neighbor_allgather
-ANYMPI_NARROW(MPI_Neighbor_allgather_c, MPI_Neighbor_allgather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_hin(comm)))
+ANYMPI_WIDE(MPI_Neighbor_allgather_c, MPI_Neighbor_allgather, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Neighbor_allgather_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1063,7 +1043,7 @@ ANYMPI_FWD(MPI_Neighbor_alltoall, (c_buf(sendbuf), sendcount, c_hin(sendtype), c
 #if ANYMPI_HAVE_MPI_Neighbor_alltoall_c
 ANYMPI_FWD(MPI_Neighbor_alltoall_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Neighbor_alltoall
-ANYMPI_NARROW(MPI_Neighbor_alltoall_c, MPI_Neighbor_alltoall, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_hin(comm)))
+ANYMPI_WIDE(MPI_Neighbor_alltoall_c, MPI_Neighbor_alltoall, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Neighbor_alltoall_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1116,7 +1096,7 @@ ANYMPI_FWD(MPI_Pack, (c_buf(inbuf), incount, c_hin(datatype), c_buf(outbuf), out
 #if ANYMPI_HAVE_MPI_Pack_c
 ANYMPI_FWD(MPI_Pack_c, (c_buf(inbuf), incount, c_hin(datatype), c_buf(outbuf), outsize, c_i64p(position), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Pack
-ANYMPI_NARROW(MPI_Pack_c, MPI_Pack, errh_of(comm), c_fits_int(incount) && c_fits_int(outsize), (c_buf(inbuf), int(incount), c_hin(datatype), c_buf(outbuf), int(outsize), c_widen_out(position), c_hin(comm)))
+ANYMPI_WIDE(MPI_Pack_c, MPI_Pack, errh_of(comm), c_fits_int(outsize) && c_fits_int_at(position), (incount, c_hin(datatype)), (c_buf(inbuf), w_.count(0), w_.type(0), c_buf(outbuf), int(outsize), c_narrow_io(position), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Pack_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1147,7 +1127,7 @@ ANYMPI_FWD(MPI_Put, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c
 #if ANYMPI_HAVE_MPI_Put_c
 ANYMPI_FWD(MPI_Put_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win)))
 #elif ANYMPI_HAVE_MPI_Put
-ANYMPI_NARROW(MPI_Put_c, MPI_Put, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(win)))
+ANYMPI_WIDE(MPI_Put_c, MPI_Put, errh_of(win), true, (origin_count, c_hin(origin_datatype), target_count, c_hin(target_datatype)), (c_buf(origin_addr), w_.count(0), w_.type(0), c_rank_in(target_rank), target_disp, w_.count(1), w_.type(1), c_hin(win)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Put_c, errh_of(win), "not provided by this MPI")
 #endif
@@ -1156,7 +1136,7 @@ ANYMPI_FWD_IF(MPI_Raccumulate, emulated_acc_refused("MPI_Raccumulate", errh_of(w
 #if ANYMPI_HAVE_MPI_Raccumulate_c
 ANYMPI_FWD_IF(MPI_Raccumulate_c, emulated_acc_refused("MPI_Raccumulate_c", errh_of(win), op, origin_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Raccumulate
-ANYMPI_NARROW_IF(MPI_Raccumulate_c, emulated_acc_refused("MPI_Raccumulate_c", errh_of(win), op, origin_datatype, target_datatype), MPI_Raccumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
+ANYMPI_WIDE_IF(MPI_Raccumulate_c, emulated_acc_refused("MPI_Raccumulate_c", errh_of(win), op, origin_datatype, target_datatype), MPI_Raccumulate, errh_of(win), true, (origin_count, c_hin(origin_datatype), target_count, c_hin(target_datatype)), (c_buf(origin_addr), w_.count(0), w_.type(0), c_rank_in(target_rank), target_disp, w_.count(1), w_.type(1), c_hin(op), c_hin(win), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Raccumulate_c, errh_of(win), "not provided by this MPI", request)
 #endif
@@ -1164,7 +1144,7 @@ ANYMPI_FWD(MPI_Recv, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_t
 #if ANYMPI_HAVE_MPI_Recv_c
 ANYMPI_FWD(MPI_Recv_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_Recv
-ANYMPI_NARROW(MPI_Recv_c, MPI_Recv, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_st_out(status)))
+ANYMPI_WIDE(MPI_Recv_c, MPI_Recv, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Recv_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1172,7 +1152,7 @@ ANYMPI_FWD(MPI_Recv_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(source)
 #if ANYMPI_HAVE_MPI_Recv_init_c
 ANYMPI_FWD(MPI_Recv_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Recv_init
-ANYMPI_NARROW(MPI_Recv_init_c, MPI_Recv_init, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Recv_init_c, MPI_Recv_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Recv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1180,7 +1160,7 @@ ANYMPI_FWD_IF(MPI_Reduce, c_in_place_root("MPI_Reduce", "sendbuf", sendbuf, root
 #if ANYMPI_HAVE_MPI_Reduce_c
 ANYMPI_FWD_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Reduce
-ANYMPI_NARROW_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", "sendbuf", sendbuf, root, comm), MPI_Reduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_CHUNKED_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", "sendbuf", sendbuf, root, comm), MPI_Reduce, sendbuf, recvbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1204,7 +1184,7 @@ ANYMPI_FWD(MPI_Reduce_local, (c_buf(inbuf), c_buf(inoutbuf), count, c_hin(dataty
 #if ANYMPI_HAVE_MPI_Reduce_local_c
 ANYMPI_FWD(MPI_Reduce_local_c, (c_buf(inbuf), c_buf(inoutbuf), count, c_hin(datatype), c_op_in(op, datatype)))
 #elif ANYMPI_HAVE_MPI_Reduce_local
-ANYMPI_NARROW(MPI_Reduce_local_c, MPI_Reduce_local, errh_self(), c_fits_int(count), (c_buf(inbuf), c_buf(inoutbuf), int(count), c_hin(datatype), c_op_in(op, datatype)))
+ANYMPI_CHUNKED(MPI_Reduce_local_c, MPI_Reduce_local, inbuf, inoutbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Reduce_local_c, errh_self(), "not provided by this MPI")
 #endif
@@ -1265,7 +1245,7 @@ ANYMPI_FWD(MPI_Rget, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), 
 #if ANYMPI_HAVE_MPI_Rget_c
 ANYMPI_FWD(MPI_Rget_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Rget
-ANYMPI_NARROW(MPI_Rget_c, MPI_Rget, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(win), c_hout(request)))
+ANYMPI_WIDE(MPI_Rget_c, MPI_Rget, errh_of(win), true, (origin_count, c_hin(origin_datatype), target_count, c_hin(target_datatype)), (c_buf(origin_addr), w_.count(0), w_.type(0), c_rank_in(target_rank), target_disp, w_.count(1), w_.type(1), c_hin(win), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Rget_c, errh_of(win), "not provided by this MPI", request)
 #endif
@@ -1273,7 +1253,7 @@ ANYMPI_FWD_IF(MPI_Rget_accumulate, emulated_acc_refused("MPI_Rget_accumulate", e
 #if ANYMPI_HAVE_MPI_Rget_accumulate_c
 ANYMPI_FWD_IF(MPI_Rget_accumulate_c, emulated_acc_refused("MPI_Rget_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_buf(result_addr), result_count, c_hin(result_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Rget_accumulate
-ANYMPI_NARROW_IF(MPI_Rget_accumulate_c, emulated_acc_refused("MPI_Rget_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), MPI_Rget_accumulate, errh_of(win), c_fits_int(origin_count) && c_fits_int(result_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_buf(result_addr), int(result_count), c_hin(result_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(op), c_hin(win), c_hout(request)))
+ANYMPI_WIDE_IF(MPI_Rget_accumulate_c, emulated_acc_refused("MPI_Rget_accumulate_c", errh_of(win), op, origin_datatype, result_datatype, target_datatype), MPI_Rget_accumulate, errh_of(win), true, (origin_count, c_hin(origin_datatype), result_count, c_hin(result_datatype), target_count, c_hin(target_datatype)), (c_buf(origin_addr), w_.count(0), w_.type(0), c_buf(result_addr), w_.count(1), w_.type(1), c_rank_in(target_rank), target_disp, w_.count(2), w_.type(2), c_hin(op), c_hin(win), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Rget_accumulate_c, errh_of(win), "not provided by this MPI", request)
 #endif
@@ -1281,7 +1261,7 @@ ANYMPI_FWD(MPI_Rput, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), 
 #if ANYMPI_HAVE_MPI_Rput_c
 ANYMPI_FWD(MPI_Rput_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Rput
-ANYMPI_NARROW(MPI_Rput_c, MPI_Rput, errh_of(win), c_fits_int(origin_count) && c_fits_int(target_count), (c_buf(origin_addr), int(origin_count), c_hin(origin_datatype), c_rank_in(target_rank), target_disp, int(target_count), c_hin(target_datatype), c_hin(win), c_hout(request)))
+ANYMPI_WIDE(MPI_Rput_c, MPI_Rput, errh_of(win), true, (origin_count, c_hin(origin_datatype), target_count, c_hin(target_datatype)), (c_buf(origin_addr), w_.count(0), w_.type(0), c_rank_in(target_rank), target_disp, w_.count(1), w_.type(1), c_hin(win), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Rput_c, errh_of(win), "not provided by this MPI", request)
 #endif
@@ -1289,7 +1269,7 @@ ANYMPI_FWD(MPI_Rsend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_ta
 #if ANYMPI_HAVE_MPI_Rsend_c
 ANYMPI_FWD(MPI_Rsend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Rsend
-ANYMPI_NARROW(MPI_Rsend_c, MPI_Rsend, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
+ANYMPI_WIDE(MPI_Rsend_c, MPI_Rsend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Rsend_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1297,7 +1277,7 @@ ANYMPI_FWD(MPI_Rsend_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest),
 #if ANYMPI_HAVE_MPI_Rsend_init_c
 ANYMPI_FWD(MPI_Rsend_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Rsend_init
-ANYMPI_NARROW(MPI_Rsend_init_c, MPI_Rsend_init, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Rsend_init_c, MPI_Rsend_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Rsend_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1305,7 +1285,7 @@ ANYMPI_FWD(MPI_Scan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_
 #if ANYMPI_HAVE_MPI_Scan_c
 ANYMPI_FWD(MPI_Scan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Scan
-ANYMPI_NARROW(MPI_Scan_c, MPI_Scan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
+ANYMPI_CHUNKED(MPI_Scan_c, MPI_Scan, sendbuf, recvbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Scan_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1329,7 +1309,7 @@ ANYMPI_FWD_IF(MPI_Scatter, c_in_place_root("MPI_Scatter", "recvbuf", recvbuf, ro
 #if ANYMPI_HAVE_MPI_Scatter_c
 ANYMPI_FWD_IF(MPI_Scatter_c, c_in_place_root("MPI_Scatter_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Scatter
-ANYMPI_NARROW_IF(MPI_Scatter_c, c_in_place_root("MPI_Scatter_c", "recvbuf", recvbuf, root, comm), MPI_Scatter, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_WIDE_IF(MPI_Scatter_c, c_in_place_root("MPI_Scatter_c", "recvbuf", recvbuf, root, comm), MPI_Scatter, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_buf(recvbuf), w_.count(1), w_.type(1), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Scatter_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1350,11 +1330,6 @@ ANYMPI_PERSISTENT_IF(MPI_Scatter_init_c, c_in_place_root_at_init("MPI_Scatter_in
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatter_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD_IF(MPI_Scatterv, c_in_place_root("MPI_Scatterv", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Scatterv_c
-ANYMPI_FWD_IF(MPI_Scatterv_c, c_in_place_root("MPI_Scatterv_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Scatterv_c, errh_of(comm), "not provided by this MPI")
-#endif
 #if ANYMPI_HAVE_MPI_Scatterv_init
 ANYMPI_FWD_IF(MPI_Scatterv_init, c_in_place_root("MPI_Scatterv_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iscatterv
@@ -1373,7 +1348,7 @@ ANYMPI_FWD(MPI_Send, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag
 #if ANYMPI_HAVE_MPI_Send_c
 ANYMPI_FWD(MPI_Send_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Send
-ANYMPI_NARROW(MPI_Send_c, MPI_Send, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
+ANYMPI_WIDE(MPI_Send_c, MPI_Send, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Send_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1381,7 +1356,7 @@ ANYMPI_FWD(MPI_Send_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), 
 #if ANYMPI_HAVE_MPI_Send_init_c
 ANYMPI_FWD(MPI_Send_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Send_init
-ANYMPI_NARROW(MPI_Send_init_c, MPI_Send_init, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Send_init_c, MPI_Send_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Send_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1389,7 +1364,7 @@ ANYMPI_FWD(MPI_Sendrecv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_rank_in(
 #if ANYMPI_HAVE_MPI_Sendrecv_c
 ANYMPI_FWD(MPI_Sendrecv_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_rank_in(dest), c_tag_in(sendtag), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(source), c_tag_in(recvtag), c_hin(comm), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_Sendrecv
-ANYMPI_NARROW(MPI_Sendrecv_c, MPI_Sendrecv, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_hin(sendtype), c_rank_in(dest), c_tag_in(sendtag), c_buf(recvbuf), int(recvcount), c_hin(recvtype), c_rank_in(source), c_tag_in(recvtag), c_hin(comm), c_st_out(status)))
+ANYMPI_WIDE(MPI_Sendrecv_c, MPI_Sendrecv, errh_of(comm), true, (sendcount, c_hin(sendtype), recvcount, c_hin(recvtype)), (c_buf(sendbuf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(sendtag), c_buf(recvbuf), w_.count(1), w_.type(1), c_rank_in(source), c_tag_in(recvtag), c_hin(comm), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Sendrecv_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1397,7 +1372,7 @@ ANYMPI_FWD(MPI_Sendrecv_replace, (c_buf(buf), count, c_hin(datatype), c_rank_in(
 #if ANYMPI_HAVE_MPI_Sendrecv_replace_c
 ANYMPI_FWD(MPI_Sendrecv_replace_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(sendtag), c_rank_in(source), c_tag_in(recvtag), c_hin(comm), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_Sendrecv_replace
-ANYMPI_NARROW(MPI_Sendrecv_replace_c, MPI_Sendrecv_replace, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(sendtag), c_rank_in(source), c_tag_in(recvtag), c_hin(comm), c_st_out(status)))
+ANYMPI_WIDE(MPI_Sendrecv_replace_c, MPI_Sendrecv_replace, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(sendtag), c_rank_in(source), c_tag_in(recvtag), c_hin(comm), c_st_out(status)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Sendrecv_replace_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1455,7 +1430,7 @@ ANYMPI_FWD(MPI_Ssend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_ta
 #if ANYMPI_HAVE_MPI_Ssend_c
 ANYMPI_FWD(MPI_Ssend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ssend
-ANYMPI_NARROW(MPI_Ssend_c, MPI_Ssend, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
+ANYMPI_WIDE(MPI_Ssend_c, MPI_Ssend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Ssend_c, errh_of(comm), "not provided by this MPI")
 #endif
@@ -1463,7 +1438,7 @@ ANYMPI_FWD(MPI_Ssend_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest),
 #if ANYMPI_HAVE_MPI_Ssend_init_c
 ANYMPI_FWD(MPI_Ssend_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ssend_init
-ANYMPI_NARROW(MPI_Ssend_init_c, MPI_Ssend_init, errh_of(comm), c_fits_int(count), (c_buf(buf), int(count), c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Ssend_init_c, MPI_Ssend_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ssend_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1591,7 +1566,7 @@ ANYMPI_FWD(MPI_Unpack, (c_buf(inbuf), insize, position, c_buf(outbuf), outcount,
 #if ANYMPI_HAVE_MPI_Unpack_c
 ANYMPI_FWD(MPI_Unpack_c, (c_buf(inbuf), insize, c_i64p(position), c_buf(outbuf), outcount, c_hin(datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Unpack
-ANYMPI_NARROW(MPI_Unpack_c, MPI_Unpack, errh_of(comm), c_fits_int(insize) && c_fits_int(outcount), (c_buf(inbuf), int(insize), c_widen_out(position), c_buf(outbuf), int(outcount), c_hin(datatype), c_hin(comm)))
+ANYMPI_WIDE(MPI_Unpack_c, MPI_Unpack, errh_of(comm), c_fits_int(insize) && c_fits_int_at(position), (outcount, c_hin(datatype)), (c_buf(inbuf), int(insize), c_narrow_io(position), c_buf(outbuf), w_.count(0), w_.type(0), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Unpack_c, errh_of(comm), "not provided by this MPI")
 #endif

@@ -1,0 +1,306 @@
+// Large counts over an MPI whose forms take int counts (Open MPI 4.1 has no _c function): see
+// large_counts.hpp.  The generator writes ANYMPI_WIDE / ANYMPI_CHUNKED for the _c functions
+// whose counts come in (count, datatype) pairs; the ones with count and displacement arrays
+// are here, each as one MPI_Alltoallw whose per-peer datatypes carry the large counts and
+// displacements (its own arrays are int).
+#include "large_counts.hpp"
+
+#include <vector>
+
+namespace anympi::backend {
+
+namespace {
+// Chunks of 2^30 elements: the largest power of two an int count takes, so the chunk count
+// stays an int up to 2^61 elements.
+constexpr MPI_Count chunk = MPI_Count(1) << 30;
+}  // namespace
+
+int chunk_extent(MPI_Datatype t, MPI_Aint *extent)
+{
+    MPI_Aint lb = 0;
+    return MPI_Type_get_extent(t, &lb, extent);
+}
+
+int large_type(MPI_Count n, MPI_Datatype t, MPI_Datatype *made)
+{
+    *made = MPI_DATATYPE_NULL;
+    MPI_Aint lb = 0, ext = 0;
+    int rc = MPI_Type_get_extent(t, &lb, &ext);
+    if (rc != MPI_SUCCESS) return rc;
+    const MPI_Count q = n / chunk, r = n % chunk;
+    MPI_Datatype part = MPI_DATATYPE_NULL, body = MPI_DATATYPE_NULL, rest = MPI_DATATYPE_NULL, all = MPI_DATATYPE_NULL;
+    if ((rc = MPI_Type_contiguous(int(chunk), t, &part)) != MPI_SUCCESS) return rc;
+    rc = MPI_Type_contiguous(int(q), part, &body);
+    MPI_Type_free(&part);
+    if (rc != MPI_SUCCESS) return rc;
+    if (r == 0) {
+        all = body;
+    } else {
+        if ((rc = MPI_Type_contiguous(int(r), t, &rest)) != MPI_SUCCESS) {
+            MPI_Type_free(&body);
+            return rc;
+        }
+        int lens[2] = {1, 1};
+        MPI_Aint disps[2] = {0, MPI_Aint(q * chunk) * ext};
+        MPI_Datatype types[2] = {body, rest};
+        rc = MPI_Type_create_struct(2, lens, disps, types, &all);
+        MPI_Type_free(&body);
+        MPI_Type_free(&rest);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    // A struct may be padded to its members' alignment; n contiguous elements are not.  The
+    // extent matters where blocks follow one another (a gather's receive buffer).
+    const MPI_Aint low = ext >= 0 ? lb : lb + MPI_Aint(n - 1) * ext;
+    rc = MPI_Type_create_resized(all, low, MPI_Aint(n) * (ext >= 0 ? ext : -ext), made);
+    MPI_Type_free(&all);
+    if (rc != MPI_SUCCESS) return rc;
+    if ((rc = MPI_Type_commit(made)) != MPI_SUCCESS) MPI_Type_free(made);
+    return rc;
+}
+
+void wide_pairs::add(abi_Count c, MPI_Datatype t)
+{
+    pair &q = p[n++];
+    q = {c < INT_MIN ? -1 : int(c), t, MPI_DATATYPE_NULL};
+    if (c <= INT_MAX || err) return;
+    if ((err = large_type(c, t, &q.made)) == MPI_SUCCESS) q = {1, q.made, q.made};
+}
+
+wide_pairs::~wide_pairs()
+{
+    for (int i = 0; i < n; ++i)
+        if (p[i].made != MPI_DATATYPE_NULL) MPI_Type_free(&p[i].made);
+}
+
+int get_count_wide(const abi_Status *status, abi_Datatype datatype, abi_Count *count)
+{
+    MPI_Count bytes = 0, size = 0;
+    int c = 0;
+    // The int form answers MPI_UNDEFINED past INT_MAX; the bytes received do not overflow.
+    int rc = MPI_Get_elements_x(c_st_in(status), MPI_BYTE, &bytes);
+    if (rc == MPI_SUCCESS && bytes != MPI_UNDEFINED && bytes > INT_MAX)
+        rc = MPI_Type_size_x(c_hin(datatype), &size);
+    if (rc != MPI_SUCCESS || size <= 0) {
+        rc = MPI_Get_count(c_st_in(status), c_hin(datatype), &c);
+        if (rc == MPI_SUCCESS && count) *count = c;
+        return err_out(rc);
+    }
+    if (count) *count = bytes % size ? MPI_UNDEFINED : bytes / size;
+    return MPI_SUCCESS;
+}
+
+namespace {
+
+// MPI_Alltoallw's arrays for a collective with large counts or displacements: one entry per
+// peer; one that does not fit int becomes count 1 of a struct holding the byte displacement
+// and large_type.  Entries that fit are passed as they are (no datatype made).
+struct wide_w {
+    std::vector<int> counts, displs;
+    std::vector<MPI_Datatype> types, made;
+    int err = MPI_SUCCESS;
+    // Open MPI 4.1.4's MPI_Alltoallw at one process (coll/self) scales the byte displacements
+    // by the datatypes' extents: there every displacement goes into the datatype.
+    bool embed;
+    explicit wide_w(long n) : counts(size_t(n), 0), displs(size_t(n), 0), types(size_t(n), MPI_BYTE), embed(n == 1) {}
+    wide_w(const wide_w &) = delete;
+    wide_w &operator=(const wide_w &) = delete;
+    ~wide_w()
+    {
+        for (MPI_Datatype &t : made) MPI_Type_free(&t);
+    }
+    // Peer i gets n elements of t at byte displacement d.
+    void set(long i, MPI_Count n, MPI_Aint d, MPI_Datatype t)
+    {
+        if (err || n == 0) return;
+        if (c_fits_int(n) && c_fits_int(d) && !(embed && d != 0)) {
+            counts[size_t(i)] = int(n), displs[size_t(i)] = int(d), types[size_t(i)] = t;
+            return;
+        }
+        // the same block for several peers (an allgatherv's own block) is built once
+        if (!made.empty() && last_n == n && last_d == d && last_t == t) {
+            counts[size_t(i)] = 1, types[size_t(i)] = made.back();
+            return;
+        }
+        MPI_Datatype big = MPI_DATATYPE_NULL, one = MPI_DATATYPE_NULL;
+        int len = int(n);
+        if (!c_fits_int(n)) {
+            if ((err = large_type(n, t, &big)) != MPI_SUCCESS) return;
+            len = 1;
+        }
+        MPI_Datatype inner = big != MPI_DATATYPE_NULL ? big : t;
+        err = MPI_Type_create_struct(1, &len, &d, &inner, &one);
+        if (big != MPI_DATATYPE_NULL) MPI_Type_free(&big);
+        if (err == MPI_SUCCESS && (err = MPI_Type_commit(&one)) != MPI_SUCCESS) MPI_Type_free(&one);
+        if (err != MPI_SUCCESS) return;
+        made.push_back(one);
+        last_n = n, last_d = d, last_t = t;
+        counts[size_t(i)] = 1, types[size_t(i)] = one;
+    }
+    MPI_Count last_n = 0;
+    MPI_Aint last_d = 0;
+    MPI_Datatype last_t = MPI_DATATYPE_NULL;
+};
+
+struct peers_of {
+    MPI_Comm c;
+    int inter = 0, me = 0;
+    long n = 0;
+    int rc;
+    explicit peers_of(MPI_Comm c_) : c(c_)
+    {
+        int s = 0;
+        rc = MPI_Comm_test_inter(c, &inter);
+        if (rc == MPI_SUCCESS) rc = inter ? MPI_Comm_remote_size(c, &s) : MPI_Comm_size(c, &s);
+        if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(c, &me);
+        n = s;
+    }
+};
+
+bool in_place(const void *p) { return p == reinterpret_cast<const void *>(ABI_IN_PLACE); }
+
+int alltoallw(void *s, wide_w &sw, void *r, wide_w &rw, MPI_Comm c)
+{
+    if (sw.err) return sw.err;
+    if (rw.err) return rw.err;
+    return MPI_Alltoallw(s, sw.counts.data(), sw.displs.data(), sw.types.data(),
+                         r, rw.counts.data(), rw.displs.data(), rw.types.data(), c);
+}
+
+}  // namespace
+
+// Which rank receives in a rooted collective (intracommunicator: root; intercommunicator:
+// the one given MPI_ROOT), and to whom the others send (root; nobody for MPI_PROC_NULL).
+int gatherv_wide(const void *sendbuf, abi_Count sendcount, abi_Datatype sendtype, void *recvbuf,
+                 const abi_Count recvcounts[], const abi_Aint displs[], abi_Datatype recvtype, int root, abi_Comm comm)
+{
+    peers_of p(to_native(comm));
+    if (p.rc) return err_out(p.rc);
+    const int r = c_rank_in(root);
+    const bool is_root = p.inter ? r == MPI_ROOT : r == p.me;
+    const bool own = !p.inter && is_root && in_place(sendbuf);  // the root's block is in place
+    wide_w sw(p.n), rw(p.n);
+    if (!own && r >= 0) sw.set(r, sendcount, 0, c_hin(sendtype));
+    if (is_root) {
+        MPI_Aint ext = 0;
+        if (int rc = chunk_extent(c_hin(recvtype), &ext)) return err_out(rc);
+        for (long i = 0; i < p.n; ++i)
+            if (!(own && i == p.me)) rw.set(i, recvcounts[i], MPI_Aint(displs[i]) * ext, c_hin(recvtype));
+    }
+    return err_out(alltoallw(in_place(sendbuf) ? recvbuf : c_buf(sendbuf), sw, recvbuf, rw, p.c));
+}
+
+int scatterv_wide(const void *sendbuf, const abi_Count sendcounts[], const abi_Aint displs[], abi_Datatype sendtype,
+                  void *recvbuf, abi_Count recvcount, abi_Datatype recvtype, int root, abi_Comm comm)
+{
+    peers_of p(to_native(comm));
+    if (p.rc) return err_out(p.rc);
+    const int r = c_rank_in(root);
+    const bool is_root = p.inter ? r == MPI_ROOT : r == p.me;
+    const bool own = !p.inter && is_root && in_place(recvbuf);
+    wide_w sw(p.n), rw(p.n);
+    if (is_root) {
+        MPI_Aint ext = 0;
+        if (int rc = chunk_extent(c_hin(sendtype), &ext)) return err_out(rc);
+        for (long i = 0; i < p.n; ++i)
+            if (!(own && i == p.me)) sw.set(i, sendcounts[i], MPI_Aint(displs[i]) * ext, c_hin(sendtype));
+    }
+    if (!own && r >= 0) rw.set(r, recvcount, 0, c_hin(recvtype));
+    void *s = const_cast<void *>(sendbuf);
+    return err_out(alltoallw(s, sw, own ? s : recvbuf, rw, p.c));
+}
+
+int allgatherv_wide(const void *sendbuf, abi_Count sendcount, abi_Datatype sendtype, void *recvbuf,
+                    const abi_Count recvcounts[], const abi_Aint displs[], abi_Datatype recvtype, abi_Comm comm)
+{
+    peers_of p(to_native(comm));
+    if (p.rc) return err_out(p.rc);
+    const bool own = !p.inter && in_place(sendbuf);
+    MPI_Aint ext = 0;
+    if (int rc = chunk_extent(c_hin(recvtype), &ext)) return err_out(rc);
+    wide_w sw(p.n), rw(p.n);
+    for (long i = 0; i < p.n; ++i) {
+        if (!own) sw.set(i, sendcount, 0, c_hin(sendtype));
+        else if (i != p.me) sw.set(i, recvcounts[p.me], MPI_Aint(displs[p.me]) * ext, c_hin(recvtype));
+        if (!(own && i == p.me)) rw.set(i, recvcounts[i], MPI_Aint(displs[i]) * ext, c_hin(recvtype));
+    }
+    return err_out(alltoallw(own ? recvbuf : c_buf(sendbuf), sw, recvbuf, rw, p.c));
+}
+
+// sendtypes/recvtypes: one per peer (alltoallw) or null for the one type of alltoallv, whose
+// displacements count its extents rather than bytes.
+int alltoallw_wide(const void *sendbuf, const abi_Count sendcounts[], const abi_Aint sdispls[],
+                   const abi_Datatype sendtypes[], abi_Datatype sendtype, void *recvbuf, const abi_Count recvcounts[],
+                   const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm)
+{
+    peers_of p(to_native(comm));
+    if (p.rc) return err_out(p.rc);
+    const bool own = in_place(sendbuf);
+    MPI_Aint sext = 1, rext = 1;
+    if (!recvtypes) {
+        if (int rc = chunk_extent(c_hin(recvtype), &rext)) return err_out(rc);
+        if (!own)
+            if (int rc = chunk_extent(c_hin(sendtype), &sext)) return err_out(rc);
+    }
+    wide_w sw(p.n), rw(p.n);
+    for (long i = 0; i < p.n; ++i) {
+        rw.set(i, recvcounts[i], MPI_Aint(rdispls[i]) * rext, c_hin(recvtypes ? recvtypes[i] : recvtype));
+        if (!own) sw.set(i, sendcounts[i], MPI_Aint(sdispls[i]) * sext, c_hin(sendtypes ? sendtypes[i] : sendtype));
+    }
+    // in place, the MPI takes each peer's data from where that peer's receive goes
+    return err_out(alltoallw(own ? MPI_IN_PLACE : c_buf(sendbuf), own ? rw : sw, recvbuf, rw, p.c));
+}
+
+}  // namespace anympi::backend
+
+using namespace anympi::backend;
+
+ANYMPI_MANUAL(MPI_Get_count_c, fallback, "where the _c form is missing: bytes received (MPI_Get_elements_x on MPI_BYTE) over the datatype's size, past what MPI_Get_count's int holds")
+{
+#if ANYMPI_HAVE_MPI_Get_count_c
+    return err_out(MPI_Get_count_c(c_st_in(status), c_hin(datatype), c_i64p(count)));
+#else
+    return get_count_wide(status, datatype, count);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Gatherv_c, fallback, "where the _c form is missing: one MPI_Alltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+    if (const int e = c_in_place_root("MPI_Gatherv_c", "sendbuf", sendbuf, root, comm)) return e;
+#if ANYMPI_HAVE_MPI_Gatherv_c
+    return err_out(MPI_Gatherv_c(c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs),
+                                 c_hin(recvtype), c_rank_in(root), c_hin(comm)));
+#else
+    return gatherv_wide(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Scatterv_c, fallback, "where the _c form is missing: one MPI_Alltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+    if (const int e = c_in_place_root("MPI_Scatterv_c", "recvbuf", recvbuf, root, comm)) return e;
+#if ANYMPI_HAVE_MPI_Scatterv_c
+    return err_out(MPI_Scatterv_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount,
+                                  c_hin(recvtype), c_rank_in(root), c_hin(comm)));
+#else
+    return scatterv_wide(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Allgatherv_c, fallback, "where the _c form is missing: one MPI_Alltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Allgatherv_c
+    return err_out(MPI_Allgatherv_c(c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs),
+                                    c_hin(recvtype), c_hin(comm)));
+#else
+    return allgatherv_wide(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Alltoallv_c, fallback, "where the _c form is missing: one MPI_Alltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Alltoallv_c
+    return err_out(MPI_Alltoallv_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf),
+                                   c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm)));
+#else
+    return alltoallw_wide(sendbuf, sendcounts, sdispls, nullptr, sendtype, recvbuf, recvcounts, rdispls, nullptr, recvtype, comm);
+#endif
+}

@@ -1,0 +1,106 @@
+// Large counts (the _c functions) over an MPI whose form takes int counts: a count past
+// INT_MAX becomes one element of a datatype that holds all of it, so the MPI moves every byte
+// and matches messages by the same type signature; reductions, whose predefined ops take no
+// derived datatype, run in int-sized chunks (large_counts.cpp).
+#pragma once
+
+#include "backend.hpp"
+
+namespace anympi::backend {
+
+// n elements of t as one native datatype (same type map, extent n * extent(t)), or the MPI's
+// error code.  Built only past INT_MAX; *made is then the caller's to free.
+int large_type(MPI_Count n, MPI_Datatype t, MPI_Datatype *made);
+
+// The (count, datatype) pairs of one call, as the int form takes them: unchanged while the
+// count fits, else 1 of large_type.  The types built are freed when the call returns: the
+// MPI keeps what a pending operation still needs (a freed datatype stays alive while used).
+struct wide_pairs {
+    struct pair { int count; MPI_Datatype type; MPI_Datatype made; };
+    pair p[3];
+    int n = 0, err = MPI_SUCCESS;
+    void add(abi_Count c, MPI_Datatype t);
+    wide_pairs(abi_Count c0, MPI_Datatype t0) { add(c0, t0); }
+    wide_pairs(abi_Count c0, MPI_Datatype t0, abi_Count c1, MPI_Datatype t1) { add(c0, t0); add(c1, t1); }
+    wide_pairs(abi_Count c0, MPI_Datatype t0, abi_Count c1, MPI_Datatype t1, abi_Count c2, MPI_Datatype t2)
+    { add(c0, t0); add(c1, t1); add(c2, t2); }
+    wide_pairs(const wide_pairs &) = delete;
+    wide_pairs &operator=(const wide_pairs &) = delete;
+    ~wide_pairs();
+    int count(int i) const { return p[i].count; }
+    MPI_Datatype type(int i) const { return p[i].type; }
+};
+
+// A reduction's count in chunks the int form takes: call(send, recv, n) for each, the buffers
+// advanced by the elements done (MPI_IN_PLACE stays itself).  Predefined ops apply element by
+// element, so chunks give the same result; the first error ends it.
+int chunk_extent(MPI_Datatype t, MPI_Aint *extent);
+inline constexpr abi_Count reduce_chunk = abi_Count(1) << 30;
+template <class F> int reduce_chunked(void *send, void *recv, abi_Count count, MPI_Datatype t, F call)
+{
+    if (count <= INT_MAX) return call(send, recv, count < INT_MIN ? -1 : int(count));
+    MPI_Aint ext = 0;
+    if (int rc = chunk_extent(t, &ext)) return rc;
+    auto at = [ext](void *p, abi_Count off) -> void * {
+        if (p == MPI_IN_PLACE) return p;
+        return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(p) + uintptr_t(off * ext));
+    };
+    for (abi_Count off = 0; off < count; off += reduce_chunk) {
+        const abi_Count n = count - off < reduce_chunk ? count - off : reduce_chunk;
+        if (int rc = call(at(send, off), at(recv, off), int(n))) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+// An in-out MPI_Count position through an int one (MPI_Pack_c, MPI_Unpack_c): read, then
+// written back.
+struct narrow_io_proxy {
+    abi_Count *p;
+    int n;
+    operator int *() { return p ? &n : nullptr; }
+    ~narrow_io_proxy() { if (p) *p = n; }
+};
+template <class T> inline narrow_io_proxy c_narrow_io(T *p)
+{
+    static_assert(sizeof(T) == 8);
+    auto *q = reinterpret_cast<abi_Count *>(p);
+    return {q, q ? int(*q) : 0};
+}
+template <class T> inline bool c_fits_int_at(const T *p) { return !p || c_fits_int(*p); }
+
+// MPI_Alltoallw_c (sendtypes, recvtypes) or MPI_Alltoallv_c (sendtype, recvtype) as one
+// MPI_Alltoallw whose per-peer datatypes carry the counts and displacements.
+int alltoallw_wide(const void *sendbuf, const abi_Count sendcounts[], const abi_Aint sdispls[],
+                   const abi_Datatype sendtypes[], abi_Datatype sendtype, void *recvbuf, const abi_Count recvcounts[],
+                   const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm);
+
+// MPI_Get_count_c where the MPI has only the int form (which answers MPI_UNDEFINED past it).
+int get_count_wide(const abi_Status *status, abi_Datatype datatype, abi_Count *count);
+
+}  // namespace anympi::backend
+
+// A _c function over the int form, with every (count, datatype) pair widened (wide_pairs);
+// fits checks the counts that are not in a pair.
+#define ANYMPI_WIDE_IF(name, check, base, obj, fits, pairs, args)                                 \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        if (const int e_ = (check)) return e_;                                                     \
+        if (!(fits))                                                                               \
+            return ::anympi::backend::raise_error(obj, ABI_ERR_COUNT,                              \
+                                                  #name ": a count exceeds what " #base " of the MPI underneath takes (int)"); \
+        ::anympi::backend::wide_pairs w_ pairs;                                                    \
+        if (w_.err) return ::anympi::backend::err_out(w_.err);                                     \
+        return ::anympi::backend::c_ret(base args);                                                \
+    }
+#define ANYMPI_WIDE(name, base, obj, fits, pairs, args) ANYMPI_WIDE_IF(name, 0, base, obj, fits, pairs, args)
+// A blocking reduction's _c form over the int form in chunks: args name s_, r_ and n_.
+#define ANYMPI_CHUNKED_IF(name, check, base, send, recv, count, datatype, args)                   \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        if (const int e_ = (check)) return e_;                                                     \
+        return ::anympi::backend::err_out(::anympi::backend::reduce_chunked(                       \
+            ::anympi::backend::c_buf(send), ::anympi::backend::c_buf(recv), count,                 \
+            ::anympi::backend::c_hin(datatype), [&](void *s_, void *r_, int n_) { return base args; })); \
+    }
+#define ANYMPI_CHUNKED(name, base, send, recv, count, datatype, args) \
+    ANYMPI_CHUNKED_IF(name, 0, base, send, recv, count, datatype, args)

@@ -1,0 +1,330 @@
+/* The large-count (_c) functions, with counts and displacements past INT_MAX that really move
+ * that many bytes, and with small ones through the same code.  Over Open MPI 4.1, which has no
+ * _c function, anympi expresses a large count as one element of a derived datatype, runs
+ * reductions in int-sized chunks and makes the v/w collectives one MPI_Alltoallw; natively the
+ * program runs on MPICH (MPI-4.0), which proves the expectations.
+ *
+ * The large part moves N = 2^31 + 7 bytes (about 2 GiB per buffer, 4 per rank): run it at 1
+ * and 2 ranks.  Buffers are filled with memset and markers at the ends, around 2^31 and at
+ * 1024 spread positions, and only those (and the byte after each) are checked. */
+#include "check.h"
+
+#include <stdint.h>
+
+#if MPI_VERSION >= 4
+static int rank, size, left, right;
+static const MPI_Count N = ((MPI_Count)1 << 31) + 7;
+enum { PAD = 64, MARKS = 1024 };
+
+/* ---------------------------------------------------------------- the big buffers' contents */
+static unsigned char fill_of(int seed) { return (unsigned char)(0x31 + 17 * seed); }
+static unsigned char mark_of(MPI_Count pos, int seed) { return (unsigned char)((pos * 131 + seed * 7 + 1) % 251 + 2); }
+static MPI_Count mark_pos(int k, MPI_Count n)
+{
+    static const MPI_Count edges[] = {0, 1, ((MPI_Count)1 << 31) - 1, (MPI_Count)1 << 31, ((MPI_Count)1 << 31) + 1};
+    if (k < 5) return edges[k] < n ? edges[k] : n - 1;
+    if (k == 5) return n - 1;
+    return (n / MARKS) * (k - 6) + (k % 13);
+}
+/* n bytes of seed's pattern at b */
+static void paint(unsigned char *b, MPI_Count n, int seed)
+{
+    memset(b, fill_of(seed), (size_t)n);
+    for (int k = 0; k < MARKS; ++k) {
+        MPI_Count p = mark_pos(k, n);
+        if (p + 1 < n && p != n - 1) b[p] = mark_of(p, seed);
+    }
+    b[n - 1] = mark_of(n - 1, seed);
+}
+/* the byte paint(., n, seed) put at p */
+static unsigned char painted(MPI_Count p, MPI_Count n, int seed)
+{
+    if (p == n - 1) return mark_of(p, seed);
+    for (int k = 0; k < MARKS; ++k)
+        if (mark_pos(k, n) == p && p + 1 < n) return mark_of(p, seed);
+    return fill_of(seed);
+}
+/* b holds paint(., n, seed) xor-ed over seeds[0..nseeds): its marks and the byte after each;
+ * byte n (if within) must still be `after`. */
+static int seen(const unsigned char *b, MPI_Count n, const int *seeds, int nseeds, int after, MPI_Count cap)
+{
+    int bad = 0;
+    for (int k = 0; k < MARKS && bad < 5; ++k)
+        for (int d = 0; d < 2; ++d) {
+            MPI_Count p = mark_pos(k, n) + d;
+            if (p >= n) continue;
+            unsigned char want = 0;
+            for (int s = 0; s < nseeds; ++s) want ^= painted(p, n, seeds[s]);
+            if (b[p] != want) {
+                fprintf(stderr, "[rank %d] byte %lld is %d, expected %d\n", rank, (long long)p, b[p], want);
+                ++bad;
+            }
+        }
+    if (n < cap && b[n] != (unsigned char)after) {
+        fprintf(stderr, "[rank %d] byte %lld past the message is %d, expected %d\n", rank, (long long)n, b[n], after);
+        ++bad;
+    }
+    return bad;
+}
+#define SEEN(b, n, seed, after) CHECK_EQ(seen((b), (n), (int[]){seed}, 1, (after), N + PAD), 0)
+
+/* ---------------------------------------------------------------- more than INT_MAX bytes */
+static void big(unsigned char *s, unsigned char *r)
+{
+    MPI_Status st;
+    MPI_Count c = -1;
+    /* point to point: to the right, from the left (oneself at 1 rank); the receive is larger */
+    paint(s, N, rank);
+    memset(r, 0xEE, (size_t)(N + PAD));
+    MPI_Request q[2];
+    MPI_OK(MPI_Irecv_c(r, N + PAD, MPI_BYTE, left, 1, MPI_COMM_WORLD, &q[0]));
+    MPI_OK(MPI_Isend_c(s, N, MPI_BYTE, right, 1, MPI_COMM_WORLD, &q[1]));
+    MPI_Status sts[2];
+    MPI_OK(MPI_Waitall(2, q, sts));
+    SEEN(r, N, left, 0xEE);
+    MPI_OK(MPI_Get_count_c(&sts[0], MPI_BYTE, &c));
+    CHECK_EQ(c, N);
+    MPI_OK(MPI_Get_elements_c(&sts[0], MPI_BYTE, &c));
+    CHECK_EQ(c, N);
+    MPI_OK(MPI_Get_count_c(&sts[0], MPI_INT, &c));  /* N is no multiple of 4 */
+    CHECK_EQ(c, MPI_UNDEFINED);
+    MPI_OK(MPI_Get_elements_c(&sts[0], MPI_SHORT, &c));
+    CHECK_EQ(c, MPI_UNDEFINED);
+    CHECK_EQ(sts[0].MPI_SOURCE, left);
+
+    /* blocking send and receive (rank 0 to the last one), with MPI_INT-sized counting */
+    if (size > 1) {
+        memset(r, 0xEE, (size_t)(N + PAD));
+        if (rank == 0) MPI_OK(MPI_Send_c(s, N - 3, MPI_BYTE, size - 1, 2, MPI_COMM_WORLD));
+        if (rank == size - 1) {
+            MPI_OK(MPI_Recv_c(r, N, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &st));
+            CHECK_EQ(r[N - 4], painted(N - 4, N, 0));
+            CHECK_EQ(r[N - 3], 0xEE);
+            CHECK_EQ(r[((MPI_Count)1 << 31) + 1], painted(((MPI_Count)1 << 31) + 1, N, 0));
+            MPI_OK(MPI_Get_count_c(&st, MPI_INT, &c));
+            CHECK_EQ(c, (N - 3) / 4);
+        }
+    }
+
+    /* sendrecv in a ring */
+    memset(r, 0xEE, (size_t)(N + PAD));
+    MPI_OK(MPI_Sendrecv_c(s, N, MPI_BYTE, right, 3, r, N, MPI_BYTE, left, 3, MPI_COMM_WORLD, &st));
+    SEEN(r, N, left, 0xEE);
+    MPI_OK(MPI_Get_count_c(&st, MPI_BYTE, &c));
+    CHECK_EQ(c, N);
+
+    /* bcast from the last rank */
+    if (rank == size - 1) paint(r, N, 9);
+    else memset(r, 0xEE, (size_t)(N + PAD));
+    MPI_OK(MPI_Bcast_c(r, N, MPI_BYTE, size - 1, MPI_COMM_WORLD));
+    SEEN(r, N, 9, 0xEE);
+
+    /* allreduce in place: the xor of every rank's pattern */
+    paint(r, N, 20 + rank);
+    MPI_OK(MPI_Allreduce_c(MPI_IN_PLACE, r, N, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
+    {
+        int seeds[4] = {20, 21, 22, 23};
+        CHECK_EQ(seen(r, N, seeds, size, 0, N), 0);
+    }
+
+    /* gatherv to rank 0: the last rank's N bytes at 0, every other rank's 16 bytes past it, at
+     * displacements beyond INT_MAX */
+    paint(s, N, 30 + rank);
+    memset(r, 0xEE, (size_t)(N + PAD));
+    {
+        MPI_Count counts[4];
+        MPI_Aint displs[4];
+        for (int i = 0; i < size; ++i) counts[i] = i == size - 1 ? N : 16, displs[i] = i == size - 1 ? 0 : N + 16 * i;
+        MPI_OK(MPI_Gatherv_c(s, counts[rank], MPI_BYTE, r, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD));
+        if (rank == 0) {
+            SEEN(r, N, 30 + size - 1, size > 1 ? painted(0, N, 30) : 0xEE);
+            for (int i = 0; i < size - 1; ++i) CHECK_EQ(r[N + 16 * i + 15], painted(15, N, 30 + i));
+        }
+        /* and back: scatterv from rank 0 */
+        memset(s, 0xEE, (size_t)(N + PAD));
+        MPI_OK(MPI_Scatterv_c(r, counts, displs, MPI_BYTE, s, counts[rank], MPI_BYTE, 0, MPI_COMM_WORLD));
+        if (rank == size - 1) SEEN(s, N, 30 + size - 1, 0xEE);
+        else CHECK_EQ(s[15], painted(15, N, 30 + rank));
+    }
+}
+
+/* ---------------------------------------------------------------- small counts, same code */
+static void small_p2p(void)
+{
+    int out[10], in[12];
+    for (int i = 0; i < 10; ++i) out[i] = 100 * rank + i;
+    for (int i = 0; i < 12; ++i) in[i] = -1;
+    MPI_Status st;
+    MPI_OK(MPI_Sendrecv_c(out, 10, MPI_INT, right, 5, in, 12, MPI_INT, left, 5, MPI_COMM_WORLD, &st));
+    for (int i = 0; i < 10; ++i) CHECK_EQ(in[i], 100 * left + i);
+    CHECK_EQ(in[10], -1);
+    MPI_Count c = 0;
+    MPI_OK(MPI_Get_count_c(&st, MPI_INT, &c));
+    CHECK_EQ(c, 10);
+    MPI_OK(MPI_Get_elements_c(&st, MPI_INT, &c));
+    CHECK_EQ(c, 10);
+    MPI_OK(MPI_Get_count_c(&st, MPI_BYTE, &c));
+    CHECK_EQ(c, 40);
+
+    /* a type of size 0: more than INT_MAX of them move nothing, and count as 0 */
+    MPI_Datatype none;
+    MPI_OK(MPI_Type_contiguous(0, MPI_INT, &none));
+    MPI_OK(MPI_Type_commit(&none));
+    MPI_Request q;
+    MPI_OK(MPI_Irecv_c(in, N, none, left, 6, MPI_COMM_WORLD, &q));
+    MPI_OK(MPI_Send_c(out, N, none, right, 6, MPI_COMM_WORLD));
+    MPI_OK(MPI_Wait(&q, &st));
+    MPI_OK(MPI_Get_count_c(&st, none, &c));
+    CHECK_EQ(c, 0);
+    MPI_OK(MPI_Get_count_c(&st, MPI_INT, &c));
+    CHECK_EQ(c, 0);
+    MPI_OK(MPI_Bcast_c(in, N, none, 0, MPI_COMM_WORLD));
+    CHECK_EQ(in[0], 100 * left);
+    MPI_OK(MPI_Type_free(&none));
+
+    /* a count that fits, of a type whose size does not: the bytes past INT_MAX are counted */
+    MPI_Datatype page, huge;
+    MPI_OK(MPI_Type_contiguous(4096, MPI_BYTE, &page));
+    MPI_OK(MPI_Type_contiguous(1 << 20, page, &huge));
+    MPI_Count sz = 0, lb = -1, ext = 0;
+    MPI_OK(MPI_Type_size_c(huge, &sz));
+    CHECK_EQ(sz, (MPI_Count)1 << 32);
+    MPI_OK(MPI_Type_get_extent_c(huge, &lb, &ext));
+    CHECK_EQ(lb, 0);
+    CHECK_EQ(ext, (MPI_Count)1 << 32);
+    MPI_OK(MPI_Type_get_true_extent_c(huge, &lb, &ext));
+    CHECK_EQ(ext, (MPI_Count)1 << 32);
+    MPI_OK(MPI_Type_free(&huge));
+    MPI_OK(MPI_Type_free(&page));
+
+    /* pack and unpack continue at the position given */
+    char packed[64];
+    MPI_Count pos = 8;
+    MPI_OK(MPI_Pack_c(out, 3, MPI_INT, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+    CHECK_EQ(pos, 8 + 3 * (MPI_Count)sizeof(int));
+    int back[3] = {0, 0, 0};
+    pos = 8;
+    MPI_OK(MPI_Unpack_c(packed, sizeof packed, &pos, back, 3, MPI_INT, MPI_COMM_WORLD));
+    CHECK_EQ(pos, 20);
+    CHECK_EQ(back[2], out[2]);
+}
+
+static void small_collectives(void)
+{
+    enum { K = 3 };
+    int send[4 * K * 2], recv[4 * K * 2 + 8];
+    MPI_Count counts[4], counts2[4];
+    MPI_Aint displs[4], displs2[4];
+    for (int i = 0; i < 4 * K * 2; ++i) send[i] = 1000 * rank + i;
+#define CLEAR() for (int i_ = 0; i_ < 4 * K * 2 + 8; ++i_) recv[i_] = -1
+    /* rank i sends i+1 ints; the root places them in reverse order with a gap */
+    MPI_Aint at = 0;
+    for (int i = size - 1; i >= 0; --i) counts[i] = i + 1, displs[i] = at, at += i + 2;
+    CLEAR();
+    MPI_OK(MPI_Gatherv_c(send, rank + 1, MPI_INT, recv, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
+    if (rank == 0)
+        for (int i = 0; i < size; ++i) {
+            for (int j = 0; j <= i; ++j) CHECK_EQ(recv[displs[i] + j], 1000 * i + j);
+            CHECK_EQ(recv[displs[i] + i + 1], -1);
+        }
+    /* in place at the root */
+    CLEAR();
+    if (rank == 0) for (int j = 0; j < 1; ++j) recv[displs[0] + j] = 77;
+    MPI_OK(MPI_Gatherv_c(rank == 0 ? MPI_IN_PLACE : send, rank + 1, MPI_INT, recv, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
+    if (rank == 0) {
+        CHECK_EQ(recv[displs[0]], 77);
+        for (int i = 1; i < size; ++i) CHECK_EQ(recv[displs[i] + i], 1000 * i + i);
+    }
+    /* scatterv: the reverse */
+    int got[8];
+    for (int j = 0; j < 8; ++j) got[j] = -1;
+    MPI_OK(MPI_Scatterv_c(send, counts, displs, MPI_INT, got, rank + 1, MPI_INT, 0, MPI_COMM_WORLD));
+    for (int j = 0; j <= rank; ++j) CHECK_EQ(got[j], displs[rank] + j);
+    CHECK_EQ(got[rank + 1], -1);
+    /* allgatherv, then in place */
+    CLEAR();
+    MPI_OK(MPI_Allgatherv_c(send, rank + 1, MPI_INT, recv, counts, displs, MPI_INT, MPI_COMM_WORLD));
+    for (int i = 0; i < size; ++i) CHECK_EQ(recv[displs[i] + i], 1000 * i + i);
+    CLEAR();
+    for (int j = 0; j <= rank; ++j) recv[displs[rank] + j] = 5000 + rank;
+    MPI_OK(MPI_Allgatherv_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, counts, displs, MPI_INT, MPI_COMM_WORLD));
+    for (int i = 0; i < size; ++i) CHECK_EQ(recv[displs[i] + i], 5000 + i);
+    /* alltoallv: i+1 ints to peer i, from its block i*K*2 */
+    for (int i = 0; i < size; ++i) {
+        counts[i] = i + 1, displs[i] = i * K * 2;
+        counts2[i] = rank + 1, displs2[i] = (size - 1 - i) * K * 2 + 1;
+    }
+    CLEAR();
+    MPI_OK(MPI_Alltoallv_c(send, counts, displs, MPI_INT, recv, counts2, displs2, MPI_INT, MPI_COMM_WORLD));
+    for (int i = 0; i < size; ++i) {
+        for (int j = 0; j <= rank; ++j) CHECK_EQ(recv[displs2[i] + j], 1000 * i + rank * K * 2 + j);
+        CHECK_EQ(recv[displs2[i] - 1], -1);
+    }
+    /* alltoallw: the same with displacements in bytes */
+    MPI_Datatype ts[4], tr[4];
+    for (int i = 0; i < size; ++i) {
+        counts[i] = i + 1, displs[i] = i * K * 2 * sizeof(int), ts[i] = MPI_INT;
+        counts2[i] = rank + 1, displs2[i] = ((size - 1 - i) * K * 2 + 1) * sizeof(int), tr[i] = MPI_INT;
+    }
+    CLEAR();
+    MPI_OK(MPI_Alltoallw_c(send, counts, displs, ts, recv, counts2, displs2, tr, MPI_COMM_WORLD));
+    for (int i = 0; i < size; ++i)
+        for (int j = 0; j <= rank; ++j) CHECK_EQ(recv[(size - 1 - i) * K * 2 + 1 + j], 1000 * i + rank * K * 2 + j);
+
+    /* reductions */
+    long v[3] = {rank, 2 * rank, 3}, w[3] = {0, 0, 0};
+    MPI_OK(MPI_Allreduce_c(v, w, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_EQ(w[1], (long)size * (size - 1));
+    w[2] = 0;
+    MPI_OK(MPI_Reduce_c(v, w, 3, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD));
+    if (rank == 0) CHECK_EQ(w[0], size - 1);
+    MPI_OK(MPI_Scan_c(v, w, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    CHECK_EQ(w[0], (long)rank * (rank + 1) / 2);
+    MPI_OK(MPI_Exscan_c(v, w, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    if (rank > 0) CHECK_EQ(w[2], 3L * rank);
+    MPI_OK(MPI_Reduce_local_c(v, w, 3, MPI_LONG, MPI_SUM));
+    if (rank > 0) CHECK_EQ(w[2], 3L * rank + 3);
+}
+
+static void small_rma(void)
+{
+    int base[8] = {0}, out[4] = {1 + rank, 2 + rank, 3 + rank, 4 + rank}, got[4] = {0};
+    MPI_Win win;
+    MPI_OK(MPI_Win_create(base, sizeof base, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put_c(out, 4, MPI_INT, right, 2, 4, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    CHECK_EQ(base[2], 1 + left);
+    CHECK_EQ(base[5], 4 + left);
+    MPI_OK(MPI_Accumulate_c(out, 4, MPI_INT, right, 2, 4, MPI_INT, MPI_SUM, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Get_c(got, 4, MPI_INT, right, 2, 4, MPI_INT, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    CHECK_EQ(got[3], 2 * (4 + rank));
+    MPI_OK(MPI_Win_free(&win));
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    check_init(&argc, &argv, "large_counts");
+#if MPI_VERSION >= 4
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    left = (rank + size - 1) % size, right = (rank + 1) % size;
+    small_p2p();
+    small_collectives();
+    small_rma();
+    /* "small" as the first argument: only what needs no big memory */
+    if (!(argc > 1 && strcmp(argv[1], "small") == 0) && size <= 4) {
+        unsigned char *s = malloc((size_t)(N + PAD)), *r = malloc((size_t)(N + PAD));
+        CHECK_FATAL(s && r);
+        big(s, r);
+        free(s);
+        free(r);
+    }
+#else
+    CHECK_MSG(0, "this MPI is older than MPI-4.0: build the program natively on MPICH only");
+#endif
+    return check_finish();
+}

@@ -39,6 +39,9 @@ inline constexpr bool over_abi =
     false;
 #endif
 inline bool mpi4_requests_at_run_time() { return over_abi || MPI_VERSION >= 4; }
+// Sessions and MPI_Comm_create_from_group: over the standard ABI anympi provides them on every
+// backend (its own over the world model where the MPI lacks them: docs/runtime.md).
+inline bool sessions_at_run_time() { return over_abi || MPI_VERSION >= 4; }
 
 // Whether the MPI running this test is MPICH 4.0.x, whose known defects (docs/cxx-core.md)
 // some tests avoid there and only there. Over the standard ABI the runtime prefixes the

@@ -31,7 +31,7 @@ import anympi_spec as spec  # noqa: E402
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 GEN = os.path.join(ROOT, "abi", "runtime", "generated")
 MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp", "requests.cpp",
-                                                                     "partitioned.cpp", "large_counts.cpp")]
+                                                                     "partitioned.cpp", "large_counts.cpp", "sessions.cpp")]
 BACKENDS = ["mpich", "openmpi"]
 
 # Functions a native MPI has that anympi does not call, each for a defect of that MPI's version

@@ -29,9 +29,10 @@ inline bool mpi4_at_run_time() {
 #endif
 }
 
-// Persistent collectives, MPI_Isendrecv[_replace], partitioned communication and
-// MPI_Comm_idup_with_info: over the standard ABI anympi provides them on every backend (its own requests where the MPI lacks
-// them, and over MPICH 4.0, whose own are defective: docs/runtime.md).
+// Persistent collectives, MPI_Isendrecv[_replace], partitioned communication, sessions,
+// MPI_Comm_create_from_group and MPI_Comm_idup_with_info: over the standard ABI anympi provides
+// them on every backend (its own where the MPI lacks them, and over MPICH 4.0 where its own are
+// defective: docs/runtime.md).
 inline constexpr bool over_abi =
 #ifdef ANYMPI_CXX_TEST_OVER_ABI
     true;

@@ -641,9 +641,7 @@ static void test_handle_kinds(void)
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)); /* where an unsupported one goes */
     for (long i = 0; i < scaled(20); ++i) {
         MPI_Session session = MPI_SESSION_NULL;
-        int rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session);
-        if (check_mpi4_unsupported(rc, "MPI_Session_init")) break;
-        MPI_OK(rc);
+        MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session)); /* anympi's own on Open MPI 4.1 */
         MPI_OK(MPI_Session_finalize(&session));
         CHECK_HANDLE(session, MPI_SESSION_NULL);
     }

@@ -3,6 +3,7 @@
 #include "backend.hpp"
 #include "requests.hpp"
 #include "emulated_types.hpp"
+#include "sessions.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -124,7 +125,7 @@ static int created_class_for(int abi_class)
     return created_class[abi_class].load(std::memory_order_relaxed);
 }
 
-void after_native_init()
+void native_error_classes()
 {
     static std::once_flag once;
     std::call_once(once, [] {
@@ -135,6 +136,11 @@ void after_native_init()
             if (!native_has && created_class_for(a)) abi_class_to_native[a] = created_class[a].load(std::memory_order_relaxed);
         }
     });
+}
+
+void after_native_init()
+{
+    native_error_classes();
     emulated_types_world_init();  // emulated_types: build the datatypes the native MPI lacks
     partitioned_world_init();     // partitioned.cpp: its private communicator, where the MPI lacks it
 }
@@ -238,6 +244,11 @@ int raise_error(errh_obj o, int abi_class, const char *msg)
         if (from_bits<MPI_Session>(o.native) != MPI_SESSION_NULL)
             return raise_with(from_bits<MPI_Session>(o.native), abi_class, msg,
                               [](MPI_Session s, int code) { MPI_Session_call_errhandler(s, code); });
+        break;
+#else
+    case k_session:  // anympi's own (sessions.cpp): its handler sits on a communicator of its own
+        if (MPI_Comm c = session_errh_comm(o.native); c != MPI_COMM_NULL)
+            return raise_with(c, abi_class, msg, [](MPI_Comm s, int code) { MPI_Comm_call_errhandler(s, code); });
         break;
 #endif
     case k_comm:

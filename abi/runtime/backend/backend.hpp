@@ -528,12 +528,14 @@ inline errh_obj errh_of(abi_Comm c) { return {k_comm, bits(to_native(c))}; }
 inline errh_obj errh_of(abi_Win w) { return {k_win, bits(to_native(w))}; }
 inline errh_obj errh_of(abi_File f) { return {k_file, bits(to_native(f))}; }
 inline errh_obj errh_of(abi_Session s) { return {k_session, bits(to_native(s))}; }
-inline errh_obj errh_self() { return {k_comm, bits(MPI_COMM_SELF)}; }
+// MPI_COMM_SELF as the program sees it (on Open MPI the world model's own: sessions.cpp).
+inline errh_obj errh_self() { return {k_comm, pre_to_native[ABI_COMM_SELF]}; }
 int raise_error(errh_obj o, int abi_class, const char *msg);
 
 extern void *const dispatch_table[ANYMPI_NFUNCS];
 
-void after_native_init();   // registers the error classes the native MPI lacks
+void after_native_init();     // the world model started: native_error_classes, emulated types
+void native_error_classes();  // registers the error classes the native MPI lacks (once)
 extern const char *const backend_name;
 
 }  // namespace anympi::backend

@@ -1,6 +1,7 @@
 // The callback mechanism (see callbacks.hpp): closures, records and the native functions
 // that call the user's.
 #include "callbacks.hpp"
+#include "sessions.hpp"
 
 #include <ffi.h>
 
@@ -89,6 +90,17 @@ using win_errh_kind = errh_kind<abi_Win, abi_Win_errhandler_function>;
 using file_errh_kind = errh_kind<abi_File, abi_File_errhandler_function>;
 #if ANYMPI_NATIVE_HAS_SESSIONS
 using session_errh_kind = errh_kind<abi_Session, abi_Session_errhandler_function>;
+#else
+// anympi's sessions (sessions.cpp) keep their handler on a communicator of their own.
+struct session_errh_kind : kind_base<session_errh_kind, void(MPI_Comm *, int *)> {
+    static void invoke(void *fn, MPI_Comm *obj, int *code)
+    {
+        abi_Session h = session_of_errh_comm(*obj);
+        int e = err_out(*code);
+        abi_scope s_;
+        reinterpret_cast<abi_Session_errhandler_function *>(fn)(&h, &e);
+    }
+};
 #endif
 
 struct closure_key {
@@ -171,14 +183,16 @@ int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out
     auto *code = closure_for<file_errh_kind>(reinterpret_cast<void *>(fn));
     return code ? MPI_File_create_errhandler(reinterpret_cast<MPI_File_errhandler_function *>(code), out) : no_closure;
 }
-#if ANYMPI_NATIVE_HAS_SESSIONS
 int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandler *out)
 {
     auto *code = closure_for<session_errh_kind>(reinterpret_cast<void *>(fn));
+#if ANYMPI_NATIVE_HAS_SESSIONS
     return code ? MPI_Session_create_errhandler(reinterpret_cast<MPI_Session_errhandler_function *>(code), out)
                 : no_closure;
-}
+#else
+    return code ? MPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function *>(code), out) : no_closure;
 #endif
+}
 
 // ---------------------------------------------------------------- attribute callbacks
 namespace {

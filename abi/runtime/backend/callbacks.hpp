@@ -25,9 +25,9 @@ int op_create_c(abi_User_function_c *fn, int commute, MPI_Op *out);
 int comm_errhandler_create(abi_Comm_errhandler_function *fn, MPI_Errhandler *out);
 int win_errhandler_create(abi_Win_errhandler_function *fn, MPI_Errhandler *out);
 int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out);
-#if ANYMPI_NATIVE_HAS_SESSIONS
+// Where the MPI has no sessions, a communicator error handler that calls fn with the session
+// whose communicator it is (sessions.cpp).
 int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandler *out);
-#endif
 
 // Attribute copy/delete callbacks: the record travels as the native extra_state.  It counts
 // the keyval itself and every attribute stored with it, and is freed when the keyval has been

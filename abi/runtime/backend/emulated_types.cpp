@@ -687,33 +687,26 @@ ANYMPI_MANUAL(MPI_File_get_view, forwarded, "an emulated predefined etype or fil
     return 0;
 }
 
-#if ANYMPI_HAVE_MPI_Session_init
-ANYMPI_MANUAL(MPI_Session_init, forwarded, "the first session (or MPI_Init) builds the emulated predefined datatypes (emulated_types.cpp)")
+// MPI_Session_init / MPI_Session_finalize (sessions.cpp): the first session (or MPI_Init)
+// builds the types; the last session, when MPI_Init's world is not active, releases them
+// before the MPI would report them as leaked.
+void anympi::backend::emulated_types_session_started()
 {
-    int rc = MPI_Session_init(to_native(info), to_native(errhandler), c_hout(session));
-    if (rc == MPI_SUCCESS) {
-        std::lock_guard<std::mutex> g(emu_mutex);
-        ++sessions_open;
-        if (!built) build();
-    }
-    return err_out(rc);
-}
-#endif
-
-#if ANYMPI_HAVE_MPI_Session_finalize
-ANYMPI_MANUAL(MPI_Session_finalize, forwarded, "the last session (when MPI_Init's world is not active) releases the emulated predefined datatypes first (emulated_types.cpp)")
-{
-    {
-        std::lock_guard<std::mutex> g(emu_mutex);
-        if (sessions_open == 1 && !world_active && built) release();
-    }
-    int rc = MPI_Session_finalize(c_hio(session));
     std::lock_guard<std::mutex> g(emu_mutex);
-    if (rc == MPI_SUCCESS) {
+    ++sessions_open;
+    if (!built) build();
+}
+void anympi::backend::emulated_types_session_ending()
+{
+    std::lock_guard<std::mutex> g(emu_mutex);
+    if (sessions_open == 1 && !world_active && built) release();
+}
+void anympi::backend::emulated_types_session_ended(bool finalized)
+{
+    std::lock_guard<std::mutex> g(emu_mutex);
+    if (finalized) {
         if (sessions_open > 0) --sessions_open;
     } else if (!built && (sessions_open > 0 || world_active)) {
         build();  // the session is still there (a bad handle, say): so are the types
     }
-    return err_out(rc);
 }
-#endif

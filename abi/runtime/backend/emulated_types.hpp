@@ -27,6 +27,9 @@ inline bool is_emulated_type(abi_Datatype t)
 
 void emulated_types_at_load();     // build_tables: the handles the native MPI lacks
 void emulated_types_world_init();  // after_native_init: MPI_Init / MPI_Init_thread
+void emulated_types_session_started();             // sessions.cpp: a session was made
+void emulated_types_session_ending();              // sessions.cpp: before the native finalize
+void emulated_types_session_ended(bool finalized); // sessions.cpp: after it
 
 // c_op_in: a predefined op over one of these types becomes anympi's native user operation
 // (or MPI_OP_NULL, so the MPI reports MPI_ERR_OP, where the standard does not define it); so

@@ -164,22 +164,6 @@ template <class A, class F2C> A fromint(int i, F2C f2c)
 using namespace anympi::backend;
 
 // ---------------------------------------------------------------- init and version
-ANYMPI_MANUAL(MPI_Init, forwarded, "registers the error classes the MPI underneath lacks after init")
-{
-    int rc = MPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS) after_native_init();
-    return err_out(rc);
-}
-
-ANYMPI_MANUAL(MPI_Init_thread, forwarded, "registers the error classes the MPI underneath lacks after init")
-{
-    int p = MPI_THREAD_SINGLE;
-    int rc = MPI_Init_thread(argc, argv, cin<cat::thread>(required), provided ? &p : nullptr);
-    if (provided) *provided = cout<cat::thread>(p);
-    if (rc == MPI_SUCCESS) after_native_init();
-    return err_out(rc);
-}
-
 ANYMPI_MANUAL(MPI_Get_library_version, emulated, "reports anympi and the MPI underneath")
 {
     if (!version || !resultlen) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Get_library_version: version or resultlen is NULL");
@@ -622,17 +606,6 @@ ANYMPI_MANUAL(MPI_Grequest_start, forwarded, "query/free/cancel receive ABI stat
     *request = to_abi<abi_Request>(n);
     return rc;
 }
-
-#if ANYMPI_HAVE_MPI_Session_create_errhandler
-ANYMPI_MANUAL(MPI_Session_create_errhandler, forwarded, "the user handler receives ABI handles and codes via a trampoline")
-{
-    if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Session_create_errhandler: errhandler is NULL");
-    MPI_Errhandler n = MPI_ERRHANDLER_NULL;
-    int rc = callback_made(session_errhandler_create(session_errhandler_fn, &n), "MPI_Session_create_errhandler");
-    *errhandler = to_abi<abi_Errhandler>(n);
-    return rc;
-}
-#endif
 
 // ---------------------------------------------------------------- MPI-5.0: statuses
 ANYMPI_MANUAL(MPI_Status_get_source, emulated, "reads the ABI status")

@@ -1,6 +1,7 @@
 // Partitioned communication (MPI-4.0 chapter 4.2) where the MPI underneath lacks it (Open MPI
-// 4.1): requests of anympi's own (requests.hpp) over persistent point-to-point on a private
-// duplicate of MPI_COMM_WORLD, made when the MPI starts.
+// 4.1) or its own is defective (MPICH 4.0.2): requests of anympi's own (requests.hpp) over
+// persistent point-to-point on a private duplicate of MPI_COMM_WORLD, made when the MPI starts
+// (its own matching space: not the one sessions.cpp uses for MPI_Comm_create_group's tags).
 //
 // Matching.  Partitioned operations match only each other, in the order of their inits, by
 // communicator, source and tag.  They travel on the private communicator, so they never meet
@@ -86,6 +87,7 @@ int setup_tag(uint64_t comm_hash, int tag) { return int(mix(comm_hash, uint64_t(
 std::mutex tags_mutex;
 std::vector<int> free_data_tags;  // guarded
 int next_data_tag = setup_tags;   // guarded
+int tag_ub = setup_tags;          // the MPI's MPI_TAG_UB (MPICH: 2^28 - 1), read at start
 int take_data_tag()
 {
     std::lock_guard<std::mutex> g(tags_mutex);
@@ -94,7 +96,7 @@ int take_data_tag()
         free_data_tags.pop_back();
         return t;
     }
-    return next_data_tag < 0x3fffffff ? next_data_tag++ : -1;
+    return next_data_tag < tag_ub ? next_data_tag++ : -1;
 }
 void give_data_tag(int t)
 {
@@ -340,6 +342,8 @@ void partitioned_world_init()
     if (part_comm != MPI_COMM_NULL) return;
     int keyval = MPI_KEYVAL_INVALID;
     if (MPI_Comm_dup(MPI_COMM_WORLD, &part_comm) != MPI_SUCCESS) return;
+    int *ub = nullptr, flag = 0;
+    if (MPI_Comm_get_attr(part_comm, MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS && flag && ub) tag_ub = *ub;
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, release_part_comm, &keyval, nullptr) == MPI_SUCCESS)
         MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);  // freed at MPI_Finalize, before the MPI ends
 }

@@ -36,6 +36,7 @@ ANYMPI_SIG_MPI_Buffer_attach;
 ANYMPI_SIG_MPI_Buffer_attach_c;
 ANYMPI_SIG_MPI_Cancel;
 ANYMPI_SIG_MPI_Comm_create_errhandler;
+ANYMPI_SIG_MPI_Comm_create_from_group;
 ANYMPI_SIG_MPI_Comm_create_keyval;
 ANYMPI_SIG_MPI_Comm_free_keyval;
 ANYMPI_SIG_MPI_Comm_get_attr;
@@ -45,12 +46,15 @@ ANYMPI_SIG_MPI_Comm_set_attr;
 ANYMPI_SIG_MPI_Dist_graph_create;
 ANYMPI_SIG_MPI_File_create_errhandler;
 ANYMPI_SIG_MPI_File_get_view;
+ANYMPI_SIG_MPI_Finalize;
+ANYMPI_SIG_MPI_Finalized;
 ANYMPI_SIG_MPI_Gatherv_c;
 ANYMPI_SIG_MPI_Get_count_c;
 ANYMPI_SIG_MPI_Get_library_version;
 ANYMPI_SIG_MPI_Graph_create;
 ANYMPI_SIG_MPI_Graph_map;
 ANYMPI_SIG_MPI_Grequest_start;
+ANYMPI_SIG_MPI_Group_from_session_pset;
 ANYMPI_SIG_MPI_Group_range_excl;
 ANYMPI_SIG_MPI_Group_range_incl;
 ANYMPI_SIG_MPI_Ialltoallw;
@@ -65,6 +69,9 @@ ANYMPI_SIG_MPI_Info_create_env;
 ANYMPI_SIG_MPI_Info_get_string;
 ANYMPI_SIG_MPI_Init;
 ANYMPI_SIG_MPI_Init_thread;
+ANYMPI_SIG_MPI_Initialized;
+ANYMPI_SIG_MPI_Intercomm_create_from_groups;
+ANYMPI_SIG_MPI_Is_thread_main;
 ANYMPI_SIG_MPI_Isendrecv;
 ANYMPI_SIG_MPI_Isendrecv_c;
 ANYMPI_SIG_MPI_Isendrecv_replace;
@@ -93,15 +100,16 @@ ANYMPI_SIG_MPI_Psend_init_c;
 ANYMPI_SIG_MPI_Request_free;
 ANYMPI_SIG_MPI_Request_get_status;
 ANYMPI_SIG_MPI_Scatterv_c;
-#if ANYMPI_HAVE_MPI_Session_create_errhandler
+ANYMPI_SIG_MPI_Session_call_errhandler;
 ANYMPI_SIG_MPI_Session_create_errhandler;
-#endif
-#if ANYMPI_HAVE_MPI_Session_finalize
 ANYMPI_SIG_MPI_Session_finalize;
-#endif
-#if ANYMPI_HAVE_MPI_Session_init
+ANYMPI_SIG_MPI_Session_get_errhandler;
+ANYMPI_SIG_MPI_Session_get_info;
+ANYMPI_SIG_MPI_Session_get_nth_pset;
+ANYMPI_SIG_MPI_Session_get_num_psets;
+ANYMPI_SIG_MPI_Session_get_pset_info;
 ANYMPI_SIG_MPI_Session_init;
-#endif
+ANYMPI_SIG_MPI_Session_set_errhandler;
 ANYMPI_SIG_MPI_Start;
 ANYMPI_SIG_MPI_Startall;
 ANYMPI_SIG_MPI_Status_get_error;
@@ -154,6 +162,8 @@ ANYMPI_SIG_MPI_Op_fromint;
 ANYMPI_SIG_MPI_Op_toint;
 ANYMPI_SIG_MPI_Request_fromint;
 ANYMPI_SIG_MPI_Request_toint;
+ANYMPI_SIG_MPI_Session_fromint;
+ANYMPI_SIG_MPI_Session_toint;
 ANYMPI_SIG_MPI_Type_fromint;
 ANYMPI_SIG_MPI_Type_toint;
 ANYMPI_SIG_MPI_Win_fromint;
@@ -356,11 +366,6 @@ ANYMPI_FWD(MPI_Comm_call_errhandler, (c_hin(comm), c_errc_in(errorcode)))
 ANYMPI_FWD(MPI_Comm_compare, (c_hin(comm1), c_hin(comm2), c_cout<cat::compare>(result)))
 ANYMPI_FWD(MPI_Comm_connect, (port_name, c_hin(info), c_rank_in(root), c_hin(comm), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_create, (c_hin(comm), c_hin(group), c_hout(newcomm)))
-#if ANYMPI_HAVE_MPI_Comm_create_from_group
-ANYMPI_FWD(MPI_Comm_create_from_group, (c_hin(group), stringtag, c_hin(info), c_hin(errhandler), c_hout(newcomm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Comm_create_from_group, errh_self(), "not provided by this MPI", newcomm)
-#endif
 ANYMPI_FWD(MPI_Comm_create_group, (c_hin(comm), c_hin(group), c_tag_in(tag), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_delete_attr, (c_hin(comm), c_kv_in(comm_keyval)))
 ANYMPI_UNSUPPORTED(MPI_Comm_detach_buffer, errh_of(comm), "MPI-5.0 buffer attach per communicator: not in the MPI underneath")
@@ -680,8 +685,6 @@ ANYMPI_WIDE(MPI_File_write_shared_c, MPI_File_write_shared, errh_of(fh), true, (
 #else
 ANYMPI_UNSUPPORTED(MPI_File_write_shared_c, errh_of(fh), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Finalize, ())
-ANYMPI_FWD(MPI_Finalized, (flag))
 ANYMPI_FWD(MPI_Free_mem, (c_buf(base)))
 ANYMPI_FWD_IF(MPI_Gather, c_in_place_root("MPI_Gather", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Gather_c
@@ -761,11 +764,6 @@ ANYMPI_FWD(MPI_Group_compare, (c_hin(group1), c_hin(group2), c_cout<cat::compare
 ANYMPI_FWD(MPI_Group_difference, (c_hin(group1), c_hin(group2), c_hout(newgroup)))
 ANYMPI_FWD(MPI_Group_excl, (c_hin(group), n, c_ranks_in(ranks, n), c_hout(newgroup)))
 ANYMPI_FWD(MPI_Group_free, (c_hio(group)))
-#if ANYMPI_HAVE_MPI_Group_from_session_pset
-ANYMPI_FWD(MPI_Group_from_session_pset, (c_hin(session), pset_name, c_hout(newgroup)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Group_from_session_pset, errh_of(session), "not provided by this MPI", newgroup)
-#endif
 ANYMPI_FWD(MPI_Group_incl, (c_hin(group), n, c_ranks_in(ranks, n), c_hout(newgroup)))
 ANYMPI_FWD(MPI_Group_intersection, (c_hin(group1), c_hin(group2), c_hout(newgroup)))
 ANYMPI_FWD(MPI_Group_rank, (c_hin(group), c_rank_out(rank)))
@@ -899,13 +897,7 @@ ANYMPI_FWD(MPI_Info_get_nkeys, (c_hin(info), nkeys))
 ANYMPI_FWD(MPI_Info_get_nthkey, (c_hin(info), n, key))
 ANYMPI_FWD(MPI_Info_get_valuelen, (c_hin(info), key, valuelen, flag))
 ANYMPI_FWD(MPI_Info_set, (c_hin(info), key, value))
-ANYMPI_FWD(MPI_Initialized, (flag))
 ANYMPI_FWD(MPI_Intercomm_create, (c_hin(local_comm), c_rank_in(local_leader), c_hin(peer_comm), c_rank_in(remote_leader), c_tag_in(tag), c_hout(newintercomm)))
-#if ANYMPI_HAVE_MPI_Intercomm_create_from_groups
-ANYMPI_FWD(MPI_Intercomm_create_from_groups, (c_hin(local_group), c_rank_in(local_leader), c_hin(remote_group), c_rank_in(remote_leader), stringtag, c_hin(info), c_hin(errhandler), c_hout(newintercomm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Intercomm_create_from_groups, errh_self(), "not provided by this MPI", newintercomm)
-#endif
 ANYMPI_FWD(MPI_Intercomm_merge, (c_hin(intercomm), high, c_hout(newintracomm)))
 ANYMPI_FWD(MPI_Iprobe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), flag, c_st_out(status)))
 ANYMPI_FWD(MPI_Irecv, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
@@ -946,7 +938,6 @@ ANYMPI_WIDE(MPI_Irsend_c, MPI_Irsend, errh_of(comm), true, (count, c_hin(datatyp
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Irsend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Is_thread_main, (flag))
 ANYMPI_FWD(MPI_Iscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iscan_c
 ANYMPI_FWD(MPI_Iscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
@@ -1378,54 +1369,10 @@ ANYMPI_UNSUPPORTED(MPI_Sendrecv_replace_c, errh_of(comm), "not provided by this 
 #endif
 ANYMPI_UNSUPPORTED(MPI_Session_attach_buffer, errh_of(session), "MPI-5.0 buffer attach per session: not in the MPI underneath")
 ANYMPI_UNSUPPORTED(MPI_Session_attach_buffer_c, errh_of(session), "not yet converted: session: no kind in apis.json (MPI-5.0-only function)")
-#if ANYMPI_HAVE_MPI_Session_call_errhandler
-ANYMPI_FWD(MPI_Session_call_errhandler, (c_hin(session), c_errc_in(errorcode)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Session_call_errhandler, errh_of(session), "not provided by this MPI")
-#endif
-#if !ANYMPI_HAVE_MPI_Session_create_errhandler
-ANYMPI_UNSUPPORTED_OUT(MPI_Session_create_errhandler, errh_self(), "not provided by this MPI", errhandler)
-#endif
 ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer, errh_of(session), "MPI-5.0 buffer attach per session: not in the MPI underneath")
 ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer_c, errh_of(session), "not yet converted: session: no kind in apis.json (MPI-5.0-only function)")
-#if !ANYMPI_HAVE_MPI_Session_finalize
-ANYMPI_UNSUPPORTED(MPI_Session_finalize, errh_self(), "not provided by this MPI")
-#endif
 ANYMPI_UNSUPPORTED(MPI_Session_flush_buffer, errh_of(session), "MPI-5.0 buffer flush: not in the MPI underneath")
-#if ANYMPI_HAVE_MPI_Session_get_errhandler
-ANYMPI_FWD(MPI_Session_get_errhandler, (c_hin(session), c_hout(errhandler)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Session_get_errhandler, errh_of(session), "not provided by this MPI", errhandler)
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_info
-ANYMPI_FWD(MPI_Session_get_info, (c_hin(session), c_hout(info_used)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Session_get_info, errh_of(session), "not provided by this MPI", info_used)
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_nth_pset
-ANYMPI_FWD(MPI_Session_get_nth_pset, (c_hin(session), c_hin(info), c_cin<cat::undefined>(n), pset_len, pset_name))
-#else
-ANYMPI_UNSUPPORTED(MPI_Session_get_nth_pset, errh_of(session), "not provided by this MPI")
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_num_psets
-ANYMPI_FWD(MPI_Session_get_num_psets, (c_hin(session), c_hin(info), npset_names))
-#else
-ANYMPI_UNSUPPORTED(MPI_Session_get_num_psets, errh_of(session), "not provided by this MPI")
-#endif
-#if ANYMPI_HAVE_MPI_Session_get_pset_info
-ANYMPI_FWD(MPI_Session_get_pset_info, (c_hin(session), pset_name, c_hout(info)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Session_get_pset_info, errh_of(session), "not provided by this MPI", info)
-#endif
 ANYMPI_UNSUPPORTED(MPI_Session_iflush_buffer, errh_of(session), "MPI-5.0 buffer flush: not in the MPI underneath")
-#if !ANYMPI_HAVE_MPI_Session_init
-ANYMPI_UNSUPPORTED_OUT(MPI_Session_init, errh_self(), "not provided by this MPI", session)
-#endif
-#if ANYMPI_HAVE_MPI_Session_set_errhandler
-ANYMPI_FWD(MPI_Session_set_errhandler, (c_hin(session), c_hin(errhandler)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Session_set_errhandler, errh_of(session), "not provided by this MPI")
-#endif
 ANYMPI_FWD(MPI_Ssend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Ssend_c
 ANYMPI_FWD(MPI_Ssend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
@@ -1642,8 +1589,6 @@ ANYMPI_FWD(MPI_Win_unlock_all, (c_hin(win)))
 ANYMPI_FWD(MPI_Win_wait, (c_hin(win)))
 ANYMPI_FWD(MPI_Wtick, ())
 ANYMPI_FWD(MPI_Wtime, ())
-ANYMPI_UNSUPPORTED_RET(MPI_Session_fromint, errh_self(), "not yet converted: session: no kind in apis.json (MPI-5.0-only function)", abi_Session)
-ANYMPI_UNSUPPORTED(MPI_Session_toint, errh_of(session), "not yet converted: session: no kind in apis.json (MPI-5.0-only function)")
 ANYMPI_FWD(MPI_T_category_changed, (update_number))
 ANYMPI_FWD(MPI_T_category_get_categories, (cat_index, len, indices))
 ANYMPI_FWD(MPI_T_category_get_cvars, (cat_index, len, indices))

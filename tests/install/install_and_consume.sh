@@ -21,7 +21,7 @@ unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH MPI_HOME CC CXX ANYMPI_B
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || {
   cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
-for f in bin/mpicc bin/mpicxx bin/mpiexec bin/anympi-typeinfo include/mpi.h include/mpi.hpp lib/libmpi_abi.so.1 lib/libmpi_abi.so \
+for f in bin/mpicc bin/mpicxx bin/mpiexec bin/anympi-typeinfo bin/anympi-info include/mpi.h include/mpi.hpp lib/libmpi_abi.so.1 lib/libmpi_abi.so \
          lib/anympi/anympi_backend_mpich.so lib/anympi/anympi_backend_openmpi.so \
          lib/cmake/anympi/anympiConfig.cmake lib/cmake/anympi/anympiConfigVersion.cmake \
          lib/pkgconfig/anympi.pc; do

@@ -34,7 +34,13 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/anympiConfig.cmake
               ${PROJECT_BINARY_DIR}/cmake/anympiConfigVersion.cmake
         DESTINATION ${ANYMPI_INSTALL_CMAKEDIR})
 
-# pkg-config: relocatable through ${pcfiledir}.
+# pkg-config: relocatable through ${pcfiledir}. Libs carries a run path to ${libdir}, as mpicc
+# does, so a program linked with `pkg-config --libs anympi` starts from any prefix; none when the
+# library goes where the loader looks anyway (the Debian package's /usr/lib/<multiarch>).
+set(ANYMPI_PC_RPATH "-Wl,-rpath,\${libdir} -Wl,--enable-new-dtags ")
+if(CMAKE_INSTALL_FULL_LIBDIR IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+  set(ANYMPI_PC_RPATH "")
+endif()
 set(_pcdir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 file(RELATIVE_PATH ANYMPI_PC_TO_PREFIX ${CMAKE_INSTALL_PREFIX}/${_pcdir} ${CMAKE_INSTALL_PREFIX})
 string(REGEX REPLACE "/$" "" ANYMPI_PC_TO_PREFIX "${ANYMPI_PC_TO_PREFIX}")

@@ -46,3 +46,15 @@ file(RELATIVE_PATH ANYMPI_PC_TO_PREFIX ${CMAKE_INSTALL_PREFIX}/${_pcdir} ${CMAKE
 string(REGEX REPLACE "/$" "" ANYMPI_PC_TO_PREFIX "${ANYMPI_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/anympi.pc.in ${PROJECT_BINARY_DIR}/cmake/anympi.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/anympi.pc DESTINATION ${_pcdir})
+
+# share/doc/anympi/: the README with the docs/ it links to, and the examples with a CMake
+# project that builds them against the installed tree (examples/installed/CMakeLists.txt).
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+install(FILES ${PROJECT_SOURCE_DIR}/examples/installed/CMakeLists.txt
+              ${PROJECT_SOURCE_DIR}/examples/c/demo.c ${PROJECT_SOURCE_DIR}/examples/c/demo.cpp
+              ${PROJECT_SOURCE_DIR}/examples/cxx/fig1_stl_containers.cpp
+              ${PROJECT_SOURCE_DIR}/examples/cxx/fig3_handles.cpp
+              ${PROJECT_SOURCE_DIR}/examples/cxx/fig4_allgatherv.cpp
+              ${PROJECT_SOURCE_DIR}/examples/cxx/fig5_views_take.cpp
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)

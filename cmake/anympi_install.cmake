@@ -34,9 +34,31 @@ install(FILES ${PROJECT_BINARY_DIR}/cmake/anympiConfig.cmake
               ${PROJECT_BINARY_DIR}/cmake/anympiConfigVersion.cmake
         DESTINATION ${ANYMPI_INSTALL_CMAKEDIR})
 
-# pkg-config: relocatable through ${pcfiledir}.
+# pkg-config: relocatable through ${pcfiledir}. Libs carries a run path to ${libdir}, as mpicc
+# does, so a program linked with `pkg-config --libs anympi` starts from any prefix; none when the
+# library goes where the loader looks anyway (the Debian package's /usr/lib/<multiarch>).
+# Such a system install (the package's /usr) is not moved: its prefix is written as it is, so
+# pkg-config leaves out the -L of a folder the linker searches anyway.
 set(_pcdir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 file(RELATIVE_PATH ANYMPI_PC_TO_PREFIX ${CMAKE_INSTALL_PREFIX}/${_pcdir} ${CMAKE_INSTALL_PREFIX})
 string(REGEX REPLACE "/$" "" ANYMPI_PC_TO_PREFIX "${ANYMPI_PC_TO_PREFIX}")
+set(ANYMPI_PC_RPATH "-Wl,-rpath,\${libdir} -Wl,--enable-new-dtags ")
+set(ANYMPI_PC_PREFIX "\${pcfiledir}/${ANYMPI_PC_TO_PREFIX}")
+if(CMAKE_INSTALL_FULL_LIBDIR IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+  set(ANYMPI_PC_RPATH "")
+  set(ANYMPI_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/anympi.pc.in ${PROJECT_BINARY_DIR}/cmake/anympi.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/anympi.pc DESTINATION ${_pcdir})
+
+# share/doc/anympi/: the README with the docs/ it links to, and the examples with a CMake
+# project that builds them against the installed tree (examples/installed/CMakeLists.txt).
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+install(FILES ${PROJECT_SOURCE_DIR}/examples/installed/CMakeLists.txt
+              ${PROJECT_SOURCE_DIR}/examples/c/demo.c ${PROJECT_SOURCE_DIR}/examples/c/demo.cpp
+              ${PROJECT_SOURCE_DIR}/examples/cxx/fig1_stl_containers.cpp
+              ${PROJECT_SOURCE_DIR}/examples/cxx/fig3_handles.cpp
+              ${PROJECT_SOURCE_DIR}/examples/cxx/fig4_allgatherv.cpp
+              ${PROJECT_SOURCE_DIR}/examples/cxx/fig5_views_take.cpp
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)

@@ -2,6 +2,14 @@
 // See docs/cxx-core.md.
 #pragma once
 
+// Below C++20 the core's concepts and defaulted comparisons fail deep inside the headers with
+// errors that do not say why (g++ 12 and clang 16 default to C++17): say it once, and stop
+// there with a missing include (a fatal error), since #error alone lets the compiler go on.
+#if !defined(__cplusplus) || (__cplusplus < 202002L && (!defined(_MSVC_LANG) || _MSVC_LANG < 202002L))
+#error "<mpi.hpp> needs C++20: compile with -std=c++20 (or later), e.g. mpicxx -std=c++20 hello.cpp; g++ 12 and clang 16 default to C++17"
+#include <mpi.hpp: stopped here, see the #error above>
+#endif
+
 #include <mpi/config.hpp>
 #include <mpi/error.hpp>
 #include <mpi/type_map.hpp>

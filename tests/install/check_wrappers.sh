@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Behaviour of anympi's build-tree mpicc, mpicxx and mpiexec.
 #   check_wrappers.sh <case> <bindir> <libdir> <source-dir> <work-dir>
-# Cases: show, override, compile, link, mpiexec-<backend>, mpiexec-errors.
+# Cases: show, override, compile, link, mpiexec-<backend>, mpiexec-errors, mpiexec-version,
+# launch-mismatch.
 set -uo pipefail
 case_name=$1 bindir=$2 libdir=$3 srcdir=$4 work=$5
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
@@ -213,6 +214,84 @@ mpiexec-errors)
   printf '#!/bin/sh\nprintf "%%s|" "$@"\n' >launcher && chmod +x launcher
   out=$(ANYMPI_BACKEND=/x/libmystery.so ANYMPI_LAUNCHER=$PWD/launcher "$mpiexec" -n 3 prog 'two words')
   [[ $out == "-n|3|prog|two words|" ]] || fail "ANYMPI_LAUNCHER with a custom backend: '$out'"
+  # A launcher of unknown kind gets the environment only, whatever the backend.
+  out=$(ANYMPI_BACKEND=openmpi ANYMPI_LAUNCHER=$PWD/launcher "$mpiexec" -n 1 prog)
+  [[ $out == "-n|1|prog|" ]] || fail "ANYMPI_LAUNCHER of unknown kind: '$out'"
+  # ANYMPI_LAUNCHER that cannot start the backend is refused before anything starts: the other
+  # MPI's launcher (by name, through a link, or by what its --version says), no program, ourselves.
+  printf '#!/bin/sh\n[ "$1" = --version ] && echo "HYDRA build details:" && exit 0\ntouch started\n' >site-launcher
+  chmod +x site-launcher && ln -sf /usr/bin/mpiexec.openmpi mylauncher
+  # refused <backend> <launcher> <expected words>...
+  refused() {
+    local b=$1 l=$2 start=$SECONDS; shift 2
+    rm -f started
+    err=$(ANYMPI_BACKEND=$b ANYMPI_LAUNCHER=$l timeout 30 "$mpiexec" -n 2 ./site-launcher 2>&1)
+    rc=$?
+    ((rc != 0 && rc != 124)) || fail "ANYMPI_LAUNCHER=$l with ANYMPI_BACKEND=$b: exit $rc"
+    ((SECONDS - start < 30)) || fail "ANYMPI_LAUNCHER=$l took $((SECONDS - start)) s"
+    [[ ! -e started ]] || fail "ANYMPI_LAUNCHER=$l with ANYMPI_BACKEND=$b started something"
+    expect_contains "ANYMPI_LAUNCHER=$l with ANYMPI_BACKEND=$b" "$err" "ANYMPI_LAUNCHER='$l'" "Fix:" "$@"
+  }
+  refused openmpi mpiexec.mpich "is MPICH's launcher" "ANYMPI_BACKEND=openmpi runs Open MPI" "ANYMPI_BACKEND=mpich"
+  refused mpich /usr/bin/mpiexec.openmpi "is Open MPI's launcher" "ANYMPI_BACKEND=mpich runs MPICH"
+  refused mpich "$PWD/mylauncher" "is Open MPI's launcher"
+  refused openmpi "$PWD/site-launcher" "is MPICH's launcher"
+  refused mpich no-such-launcher "is not a program"
+  refused mpich "$mpiexec" "is anympi's own mpiexec"
+  # The matching launcher, named explicitly, is taken.
+  out=$(ANYMPI_BACKEND=openmpi ANYMPI_LAUNCHER=mpiexec.openmpi "$mpiexec" -n 1 sh -c 'echo "$ANYMPI_BACKEND ${OMPI_COMM_WORLD_RANK:-}"' 2>&1)
+  [[ $out == "openmpi 0" ]] || fail "ANYMPI_LAUNCHER=mpiexec.openmpi with ANYMPI_BACKEND=openmpi: $out"
+  ;;
+
+launch-mismatch)
+  # A backend its launcher cannot start must stop every rank with one message naming both and
+  # the fix, not run the ranks as separate jobs of one and exit 0 (the runtime checks this).
+  "$mpicc" hello.c -o hello || fail "mpicc hello.c"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  # mismatch <backend> <launcher> <MPI of the backend> <MPI of the launcher>
+  mismatch() {
+    local b=$1 l=$2 mpi=$3 lmpi=$4 start=$SECONDS out rc n
+    out=$(ANYMPI_BACKEND=$b timeout 30 "$l" -n 2 ./hello 2>&1)
+    rc=$?
+    ((rc != 0 && rc != 124)) || fail "ANYMPI_BACKEND=$b under $l: exit $rc (0 = ran silently, 124 = hung)"
+    ((SECONDS - start < 30)) || fail "ANYMPI_BACKEND=$b under $l took $((SECONDS - start)) s"
+    n=$(grep -c "^anympi: ANYMPI_BACKEND=$b runs $mpi, but $lmpi's launcher started this job" <<<"$out")
+    [[ $n == 1 ]] || fail "ANYMPI_BACKEND=$b under $l: the message must appear once, not $n times: $out"
+    expect_contains "ANYMPI_BACKEND=$b under $l" "$out" "every rank stops" "fix: start it with anympi's mpiexec"
+    expect_lacks "ANYMPI_BACKEND=$b under $l" "$out" "hello 0 of"
+  }
+  mismatch openmpi mpiexec.mpich "Open MPI" MPICH
+  mismatch mpich mpiexec.openmpi MPICH "Open MPI"
+  mismatch "$libdir/anympi/anympi_backend_openmpi.so" mpiexec.mpich "Open MPI" MPICH
+  mismatch "$libdir/anympi/anympi_backend_mpich.so" mpiexec.openmpi MPICH "Open MPI"
+  # Controls: what matches still runs; unset follows the launcher; a singleton is not judged.
+  for l in mpiexec.mpich mpiexec.openmpi; do
+    out=$(env -u ANYMPI_BACKEND timeout 60 "$l" -n 2 ./hello 2>&1) || fail "ANYMPI_BACKEND unset under $l: $out"
+    [[ $(grep -c "of 2 (MPI 5.0)" <<<"$out") == 2 ]] || fail "ANYMPI_BACKEND unset under $l: $out"
+  done
+  for b in mpich openmpi; do
+    out=$(ANYMPI_BACKEND=$b timeout 60 "$mpiexec" -n 2 ./hello 2>&1) || fail "mpiexec on $b: $out"
+    [[ $(grep -c "of 2 (MPI 5.0)" <<<"$out") == 2 ]] || fail "mpiexec on $b: $out"
+    out=$(ANYMPI_BACKEND=$b timeout 60 ./hello 2>&1) || fail "singleton on $b: $out"
+  done
+  ;;
+
+mpiexec-version)
+  # --version and --help name anympi and the backend first, then the launcher's own text.
+  for b in mpich openmpi; do
+    [[ $b == mpich ]] && { mpi=MPICH own=HYDRA; } || { mpi="Open MPI" own=OpenRTE; }
+    out=$(ANYMPI_BACKEND=$b timeout 30 "$mpiexec" --version 2>&1) || fail "mpiexec --version on $b exits non-zero"
+    [[ $(head -1 <<<"$out") == "mpiexec (anympi "*"): the MPI-5.0 standard ABI (libmpi_abi.so.1) over $mpi" ]] ||
+      fail "mpiexec --version on $b: first line: $out"
+    expect_contains "mpiexec --version on $b" "$out" "backend   $b (set in ANYMPI_BACKEND)" "launcher  /" "$own"
+    [[ $out == *"launcher  "*"$own"* ]] || fail "mpiexec --version on $b: the launcher's text must follow: $out"
+    out=$(ANYMPI_BACKEND=$b timeout 30 "$mpiexec" --help 2>&1) || fail "mpiexec --help on $b exits non-zero"
+    [[ $(head -1 <<<"$out") == "mpiexec (anympi "*") [launcher options] program [args]" ]] || fail "mpiexec --help on $b: $out"
+    expect_contains "mpiexec --help on $b" "$out" "Now: $b (set in ANYMPI_BACKEND), that is $mpi" "ANYMPI_LAUNCHER"
+    [[ $(wc -l <<<"$out") -gt 15 ]] || fail "mpiexec --help on $b: the launcher's help must follow: $out"
+  done
+  out=$(env -u ANYMPI_BACKEND "$mpiexec" --version 2>&1)
+  expect_contains "mpiexec --version, ANYMPI_BACKEND unset" "$out" "over MPICH" "mpich (ANYMPI_BACKEND unset: the default)"
   ;;
 
 *) echo "unknown case $case_name" >&2; exit 2 ;;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install-and-consume: installs the build into a fresh prefix, then builds tests/install/consumer
 # against it through find_package(anympi) (C, and C++ with the bindings), find_package(MPI) with
-# MPI_C_COMPILER or MPI_HOME, pkg-config and the installed mpicc, and runs every binary as a singleton and with 2 ranks on each backend
+# MPI_C_COMPILER (alone, and with MPIEXEC_EXECUTABLE) or MPI_HOME, pkg-config (CMake's module, and
+# the flags of `pkg-config --cflags --libs anympi` alone) and the installed mpicc, and runs every binary as a singleton and with 2 ranks on each backend
 # through the installed mpiexec. Last, the prefix is moved and used again (relocatable).
 #   install_and_consume.sh <build-dir> <consumer-source> <work-dir> <cmake-generator> <c-compiler>
 #                          <c++-compiler>
@@ -21,7 +22,7 @@ unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH MPI_HOME CC CXX ANYMPI_B
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 || {
   cat "$work/install.log"; echo "FAIL: cmake --install"; exit 1; }
-for f in bin/mpicc bin/mpicxx bin/mpiexec bin/anympi-typeinfo include/mpi.h include/mpi.hpp lib/libmpi_abi.so.1 lib/libmpi_abi.so \
+for f in bin/mpicc bin/mpicxx bin/mpiexec bin/anympi-typeinfo bin/anympi-info include/mpi.h include/mpi.hpp lib/libmpi_abi.so.1 lib/libmpi_abi.so \
          lib/anympi/anympi_backend_mpich.so lib/anympi/anympi_backend_openmpi.so \
          lib/cmake/anympi/anympiConfig.cmake lib/cmake/anympi/anympiConfigVersion.cmake \
          lib/pkgconfig/anympi.pc; do
@@ -68,7 +69,18 @@ consume find_package-anympi anympi -DCMAKE_PREFIX_PATH="$prefix"
 consume find_package-anympi-cxx anympi-cxx -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx"
 consume find_package-MPI-compiler MPI -DMPI_C_COMPILER="$prefix/bin/mpicc" -DEXPECT_MPIEXEC=OFF
 consume find_package-MPI-home MPI -DMPI_HOME="$prefix"
+# README's way with only the compiler wrapper given: name the launcher too.
+consume find_package-MPI-compiler-mpiexec MPI -DMPI_C_COMPILER="$prefix/bin/mpicc" \
+  -DMPIEXEC_EXECUTABLE="$prefix/bin/mpiexec"
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig consume pkg-config pkgconfig
+
+step "pkg-config --cflags --libs anympi, nothing else"
+pcflags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs anympi) || fail "pkg-config"
+# shellcheck disable=SC2086
+"$cc" -o "$work/hello-pkg-config" "$consumer/hello.c" $pcflags || fail "a build with pkg-config's flags alone"
+readelf -d "$work/hello-pkg-config" | grep -q "(RUNPATH).*\[$prefix/lib/pkgconfig/../../lib\]" ||
+  fail "pkg-config's flags give no RUNPATH to $prefix/lib: $(readelf -d "$work/hello-pkg-config" | grep PATH)"
+run_checks pkg-config-flags "$work/hello-pkg-config"
 
 step "the installed mpicc"
 "$prefix/bin/mpicc" -o "$work/hello-mpicc" "$consumer/hello.c" || fail "installed mpicc"
@@ -92,9 +104,8 @@ for b in "${backends[@]}"; do
   [[ $out == *"6 × MPI_DOUBLE"* && $out == *compatible* ]] || fail "relocated anympi-typeinfo on $b printed: $out"
 done
 flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs anympi) || fail "relocated pkg-config"
-libdir=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=libdir anympi)
 # shellcheck disable=SC2086
-"$cc" -o "$work/hello-pc" "$consumer/hello.c" $flags -Wl,-rpath,"$libdir" || fail "relocated pkg-config build"
+"$cc" -o "$work/hello-pc" "$consumer/hello.c" $flags || fail "relocated pkg-config build"
 run_checks "relocated pkg-config" "$work/hello-pc"
 consume relocated-find_package-anympi anympi -DCMAKE_PREFIX_PATH="$prefix"
 

@@ -27,6 +27,45 @@ static const char *choose_backend(void)
     return "mpich";
 }
 
+/* Which MPI a backend choice names: "mpich", "openmpi", or NULL for a library path whose file
+ * name does not say (the same rule as anympi's mpiexec). */
+static const char *backend_mpi(const char *choice)
+{
+    const char *base = strrchr(choice, '/');
+    base = base ? base + 1 : choice;
+    if (strstr(base, "openmpi") || strstr(base, "ompi")) return "openmpi";
+    if (strstr(base, "mpich")) return "mpich";
+    return 0;
+}
+
+/* A backend that cannot join the job its launcher started would run every rank as a job of
+ * one and exit 0: stop instead, with one message (from the launcher's rank 0) naming both and
+ * the fix.  The launcher is known by what only it sets: hydra (MPICH's) hands each rank its PMI
+ * connection (PMI_FD, or PMI_PORT), Open MPI's sets OMPI_COMM_WORLD_SIZE.  Both set (a job
+ * started from inside another) or neither (a singleton): not judged. */
+static void check_launcher(const char *choice)
+{
+    const char *mpi = backend_mpi(choice);
+    int hydra = getenv("PMI_FD") || getenv("PMI_PORT");
+    int ompi = getenv("OMPI_COMM_WORLD_SIZE") != 0;
+    if (!mpi || hydra == ompi) return;
+    const char *launcher = hydra ? "mpich" : "openmpi";
+    if (strcmp(mpi, launcher) == 0) return;
+    const char *rank = getenv(hydra ? "PMI_RANK" : "OMPI_COMM_WORLD_RANK");
+    if (!rank || strcmp(rank, "0") == 0) {
+        const char *name = strcmp(mpi, "mpich") == 0 ? "MPICH" : "Open MPI";
+        const char *lname = hydra ? "MPICH" : "Open MPI";
+        const char *why = hydra ? (getenv("PMI_FD") ? "PMI_FD" : "PMI_PORT") : "OMPI_COMM_WORLD_SIZE";
+        fprintf(stderr,
+                "anympi: ANYMPI_BACKEND=%s runs %s, but %s's launcher started this job (%s is set): %s cannot "
+                "join it and every rank would run alone, so every rank stops.\n"
+                "anympi: fix: start it with anympi's mpiexec (for ANYMPI_BACKEND=%s it uses mpiexec.%s), or run it "
+                "on %s: ANYMPI_BACKEND=%s, or ANYMPI_BACKEND unset (the runtime then follows the launcher).\n",
+                choice, name, lname, why, name, choice, mpi, lname, launcher);
+    }
+    exit(1);
+}
+
 static void append(char *buf, size_t cap, const char *fmt, ...)
 {
     size_t len = strlen(buf);
@@ -83,6 +122,7 @@ static void *const *check_hook(void *const *t)
 static void load_backend(void)
 {
     const char *choice = choose_backend();
+    check_launcher(choice);
     char tried[4096] = "";
     char paths[3][4096];
     int npaths = 0;

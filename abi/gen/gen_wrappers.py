@@ -522,13 +522,27 @@ def narrow_line(f, byname, cls):
     blocking = not any(base(p.ctype) == "MPI_Request *" for p in f.params)
     reduction = is_reduction(f) and any(base(p.ctype) == "MPI_Op" for p in f.params)
     chunked = reduction and blocking and len(bufs) == 2 and "scatter" not in f.name.lower()
+    names = {p.name for p in f.params}
     pairs = []
     for i, (pc, pb) in enumerate(zip(f.params, b.params)):
         tc, tb = base(pc.ctype), base(pb.ctype)
         if tc == tb and pc.array == pb.array:
             continue
+        if pc.array and pb.array and tc == "MPI_Count" and blocking and pc.length in names:
+            if tb == "MPI_Aint":  # the same width: only the spelling differs
+                conv[i] = f"c_i64p({pc.name})"
+                continue
+            if tb == "int":  # copied to int for the call, each checked to fit
+                checks.append(f"c_fits_int_all({pc.name}, {pc.length})")
+                conv[i] = f"c_narrow_array({pc.name}, {pc.length})"
+                continue
         if pc.array or pb.array:
             return None
+        if tc == "MPI_Count" and tb == "MPI_Aint":  # the same width
+            continue
+        if tc == "MPI_Count *" and tb == "MPI_Aint *":
+            conv[i] = f"c_i64p({pc.name})"
+            continue
         nxt = f.params[i + 1] if i + 1 < len(f.params) else None
         paired = (tc == "MPI_Count" and tb == "int" and has_buf and nxt is not None and not nxt.array
                   and base(nxt.ctype) == "MPI_Datatype")

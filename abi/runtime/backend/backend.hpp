@@ -499,6 +499,31 @@ struct i64p {
 };
 template <class T> inline i64p c_i64p(T *p) { static_assert(sizeof(T) == 8); return {const_cast<void *>(static_cast<const void *>(p))}; }
 
+// An MPI_Count array of a blocking call, as the int array of its int form (ANYMPI_NARROW checks
+// first that each fits: c_fits_int_all).  Built in place as the call's argument, so its staging
+// lives until the call returns.
+struct int_array {
+    stage<int> s;
+    int_array(const int64_t *a, long n) : s(a ? n : 0)
+    {
+        for (long i = 0; a && i < n; ++i) s.ptr[i] = int(a[i]);
+        if (!a) s.ptr = nullptr;
+    }
+    int_array(const int_array &) = delete;
+    operator int *() { return s.ptr; }
+};
+template <class C> inline int_array c_narrow_array(const C *a, long long n)
+{
+    static_assert(sizeof(C) == 8);
+    return int_array(reinterpret_cast<const int64_t *>(a), long(n));
+}
+template <class C> inline bool c_fits_int_all(const C *a, long long n)
+{
+    for (long long i = 0; a && i < n; ++i)
+        if (a[i] < INT_MIN || a[i] > INT_MAX) return false;
+    return true;
+}
+
 // File view displacements: MPI_DISPLACEMENT_CURRENT differs.
 inline MPI_Offset c_disp_in(abi_Offset d) { return d == ABI_DISPLACEMENT_CURRENT ? MPI_DISPLACEMENT_CURRENT : d; }
 struct disp_out_proxy {

@@ -4,7 +4,10 @@
 // are here, each as one MPI_Alltoallw whose per-peer datatypes carry the large counts and
 // displacements (its own arrays are int).
 #include "large_counts.hpp"
+#include "requests.hpp"
 
+#include <cstdio>
+#include <memory>
 #include <vector>
 
 namespace anympi::backend {
@@ -158,12 +161,52 @@ struct peers_of {
 
 bool in_place(const void *p) { return p == reinterpret_cast<const void *>(ABI_IN_PLACE); }
 
-int alltoallw(void *s, wide_w &sw, void *r, wide_w &rw, MPI_Comm c)
+// The one MPI_Alltoallw of a v/w collective: its buffers and per-peer arrays.
+struct wide_plan {
+    MPI_Comm c;
+    void *s = nullptr, *r = nullptr;
+    std::unique_ptr<wide_w> sw, rw;
+    bool send_as_recv = false;    // alltoall in place: each peer's data comes from where its receive goes
+    bool keep_types;              // persistent: the program may free its datatypes after init
+    std::vector<type_kept> kept;
+    wide_plan(MPI_Comm c_, long n, bool keep)
+        : c(c_), sw(std::make_unique<wide_w>(n)), rw(std::make_unique<wide_w>(n)), keep_types(keep) {}
+    MPI_Datatype type(abi_Datatype t)
+    {
+        if (keep_types) kept.emplace_back(t);
+        return c_hin(t);
+    }
+    const wide_w &send() const { return send_as_recv ? *rw : *sw; }
+    int err() const { return sw->err ? sw->err : rw->err; }
+    int run() const
+    {
+        const wide_w &w = send();
+        return MPI_Alltoallw(s, w.counts.data(), w.displs.data(), w.types.data(), r, rw->counts.data(),
+                             rw->displs.data(), rw->types.data(), c);
+    }
+    int start(MPI_Request *q) const
+    {
+        const wide_w &w = send();
+        return MPI_Ialltoallw(s, w.counts.data(), w.displs.data(), w.types.data(), r, rw->counts.data(),
+                              rw->displs.data(), rw->types.data(), c, q);
+    }
+};
+
+// Runs the plan (blocking), starts it as a request of anympi's that keeps its arrays until it
+// completes (nonblocking), or makes a persistent request of anympi's that starts it each time.
+int go(std::unique_ptr<wide_plan> p, const wide_to &to)
 {
-    if (sw.err) return sw.err;
-    if (rw.err) return rw.err;
-    return MPI_Alltoallw(s, sw.counts.data(), sw.displs.data(), sw.types.data(),
-                         r, rw.counts.data(), rw.displs.data(), rw.types.data(), c);
+    if (int e = p->err()) return err_out(e);
+    if (to.mode == wide_to::blocking) return err_out(p->run());
+    if (!to.request) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: request is NULL", to.fn);
+        return raise_error(to.errh, ABI_ERR_ARG, msg);
+    }
+    std::shared_ptr<const wide_plan> sp(std::move(p));
+    auto start = [sp](MPI_Request *q) { return sp->start(q); };
+    return to.mode == wide_to::persistent ? persistent_from(to.request, to.errh, to.fn, true, std::move(start))
+                         : nonblocking_from(to.request, std::move(start));
 }
 
 }  // namespace
@@ -171,83 +214,97 @@ int alltoallw(void *s, wide_w &sw, void *r, wide_w &rw, MPI_Comm c)
 // Which rank receives in a rooted collective (intracommunicator: root; intercommunicator:
 // the one given MPI_ROOT), and to whom the others send (root; nobody for MPI_PROC_NULL).
 int gatherv_wide(const void *sendbuf, abi_Count sendcount, abi_Datatype sendtype, void *recvbuf,
-                 const abi_Count recvcounts[], const abi_Aint displs[], abi_Datatype recvtype, int root, abi_Comm comm)
+                 const abi_Count recvcounts[], const abi_Aint displs[], abi_Datatype recvtype, int root, abi_Comm comm,
+                 const wide_to &to = {})
 {
     peers_of p(to_native(comm));
     if (p.rc) return err_out(p.rc);
     const int r = c_rank_in(root);
     const bool is_root = p.inter ? r == MPI_ROOT : r == p.me;
     const bool own = !p.inter && is_root && in_place(sendbuf);  // the root's block is in place
-    wide_w sw(p.n), rw(p.n);
-    if (!own && r >= 0) sw.set(r, sendcount, 0, c_hin(sendtype));
+    auto plan = std::make_unique<wide_plan>(p.c, p.n, to.mode == wide_to::persistent);
+    if (!own && r >= 0) plan->sw->set(r, sendcount, 0, plan->type(sendtype));
     if (is_root) {
         MPI_Aint ext = 0;
-        if (int rc = chunk_extent(c_hin(recvtype), &ext)) return err_out(rc);
+        const MPI_Datatype t = plan->type(recvtype);
+        if (int rc = chunk_extent(t, &ext)) return err_out(rc);
         for (long i = 0; i < p.n; ++i)
-            if (!(own && i == p.me)) rw.set(i, recvcounts[i], MPI_Aint(displs[i]) * ext, c_hin(recvtype));
+            if (!(own && i == p.me)) plan->rw->set(i, recvcounts[i], MPI_Aint(displs[i]) * ext, t);
     }
-    return err_out(alltoallw(in_place(sendbuf) ? recvbuf : c_buf(sendbuf), sw, recvbuf, rw, p.c));
+    plan->s = in_place(sendbuf) ? recvbuf : c_buf(sendbuf), plan->r = recvbuf;
+    return go(std::move(plan), to);
 }
 
 int scatterv_wide(const void *sendbuf, const abi_Count sendcounts[], const abi_Aint displs[], abi_Datatype sendtype,
-                  void *recvbuf, abi_Count recvcount, abi_Datatype recvtype, int root, abi_Comm comm)
+                  void *recvbuf, abi_Count recvcount, abi_Datatype recvtype, int root, abi_Comm comm,
+                  const wide_to &to = {})
 {
     peers_of p(to_native(comm));
     if (p.rc) return err_out(p.rc);
     const int r = c_rank_in(root);
     const bool is_root = p.inter ? r == MPI_ROOT : r == p.me;
     const bool own = !p.inter && is_root && in_place(recvbuf);
-    wide_w sw(p.n), rw(p.n);
+    auto plan = std::make_unique<wide_plan>(p.c, p.n, to.mode == wide_to::persistent);
     if (is_root) {
         MPI_Aint ext = 0;
-        if (int rc = chunk_extent(c_hin(sendtype), &ext)) return err_out(rc);
+        const MPI_Datatype t = plan->type(sendtype);
+        if (int rc = chunk_extent(t, &ext)) return err_out(rc);
         for (long i = 0; i < p.n; ++i)
-            if (!(own && i == p.me)) sw.set(i, sendcounts[i], MPI_Aint(displs[i]) * ext, c_hin(sendtype));
+            if (!(own && i == p.me)) plan->sw->set(i, sendcounts[i], MPI_Aint(displs[i]) * ext, t);
     }
-    if (!own && r >= 0) rw.set(r, recvcount, 0, c_hin(recvtype));
-    void *s = const_cast<void *>(sendbuf);
-    return err_out(alltoallw(s, sw, own ? s : recvbuf, rw, p.c));
+    if (!own && r >= 0) plan->rw->set(r, recvcount, 0, plan->type(recvtype));
+    plan->s = const_cast<void *>(sendbuf), plan->r = own ? plan->s : recvbuf;
+    return go(std::move(plan), to);
 }
 
 int allgatherv_wide(const void *sendbuf, abi_Count sendcount, abi_Datatype sendtype, void *recvbuf,
-                    const abi_Count recvcounts[], const abi_Aint displs[], abi_Datatype recvtype, abi_Comm comm)
+                    const abi_Count recvcounts[], const abi_Aint displs[], abi_Datatype recvtype, abi_Comm comm,
+                    const wide_to &to = {})
 {
     peers_of p(to_native(comm));
     if (p.rc) return err_out(p.rc);
     const bool own = !p.inter && in_place(sendbuf);
+    auto plan = std::make_unique<wide_plan>(p.c, p.n, to.mode == wide_to::persistent);
+    const MPI_Datatype rt = plan->type(recvtype), st = own ? rt : plan->type(sendtype);
     MPI_Aint ext = 0;
-    if (int rc = chunk_extent(c_hin(recvtype), &ext)) return err_out(rc);
-    wide_w sw(p.n), rw(p.n);
+    if (int rc = chunk_extent(rt, &ext)) return err_out(rc);
     for (long i = 0; i < p.n; ++i) {
-        if (!own) sw.set(i, sendcount, 0, c_hin(sendtype));
-        else if (i != p.me) sw.set(i, recvcounts[p.me], MPI_Aint(displs[p.me]) * ext, c_hin(recvtype));
-        if (!(own && i == p.me)) rw.set(i, recvcounts[i], MPI_Aint(displs[i]) * ext, c_hin(recvtype));
+        if (!own) plan->sw->set(i, sendcount, 0, st);
+        else if (i != p.me) plan->sw->set(i, recvcounts[p.me], MPI_Aint(displs[p.me]) * ext, rt);
+        if (!(own && i == p.me)) plan->rw->set(i, recvcounts[i], MPI_Aint(displs[i]) * ext, rt);
     }
-    return err_out(alltoallw(own ? recvbuf : c_buf(sendbuf), sw, recvbuf, rw, p.c));
+    plan->s = own ? recvbuf : c_buf(sendbuf), plan->r = recvbuf;
+    return go(std::move(plan), to);
 }
 
 // sendtypes/recvtypes: one per peer (alltoallw) or null for the one type of alltoallv, whose
 // displacements count its extents rather than bytes.
 int alltoallw_wide(const void *sendbuf, const abi_Count sendcounts[], const abi_Aint sdispls[],
                    const abi_Datatype sendtypes[], abi_Datatype sendtype, void *recvbuf, const abi_Count recvcounts[],
-                   const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm)
+                   const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm,
+                   const wide_to &to)
 {
     peers_of p(to_native(comm));
     if (p.rc) return err_out(p.rc);
     const bool own = in_place(sendbuf);
+    auto plan = std::make_unique<wide_plan>(p.c, p.n, to.mode == wide_to::persistent);
     MPI_Aint sext = 1, rext = 1;
+    MPI_Datatype rt = MPI_DATATYPE_NULL, st = MPI_DATATYPE_NULL;
     if (!recvtypes) {
-        if (int rc = chunk_extent(c_hin(recvtype), &rext)) return err_out(rc);
-        if (!own)
-            if (int rc = chunk_extent(c_hin(sendtype), &sext)) return err_out(rc);
+        rt = plan->type(recvtype);
+        if (int rc = chunk_extent(rt, &rext)) return err_out(rc);
+        if (!own) {
+            st = plan->type(sendtype);
+            if (int rc = chunk_extent(st, &sext)) return err_out(rc);
+        }
     }
-    wide_w sw(p.n), rw(p.n);
     for (long i = 0; i < p.n; ++i) {
-        rw.set(i, recvcounts[i], MPI_Aint(rdispls[i]) * rext, c_hin(recvtypes ? recvtypes[i] : recvtype));
-        if (!own) sw.set(i, sendcounts[i], MPI_Aint(sdispls[i]) * sext, c_hin(sendtypes ? sendtypes[i] : sendtype));
+        plan->rw->set(i, recvcounts[i], MPI_Aint(rdispls[i]) * rext, recvtypes ? plan->type(recvtypes[i]) : rt);
+        if (!own) plan->sw->set(i, sendcounts[i], MPI_Aint(sdispls[i]) * sext, sendtypes ? plan->type(sendtypes[i]) : st);
     }
     // in place, the MPI takes each peer's data from where that peer's receive goes
-    return err_out(alltoallw(own ? MPI_IN_PLACE : c_buf(sendbuf), own ? rw : sw, recvbuf, rw, p.c));
+    plan->s = own ? MPI_IN_PLACE : c_buf(sendbuf), plan->r = recvbuf, plan->send_as_recv = own;
+    return go(std::move(plan), to);
 }
 
 }  // namespace anympi::backend
@@ -302,5 +359,114 @@ ANYMPI_MANUAL(MPI_Alltoallv_c, fallback, "where the _c form is missing: one MPI_
                                    c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm)));
 #else
     return alltoallw_wide(sendbuf, sendcounts, sdispls, nullptr, sendtype, recvbuf, recvcounts, rdispls, nullptr, recvtype, comm);
+#endif
+}
+
+// ---------------------------------------------------------------- nonblocking and persistent v forms
+// Where the MPI lacks the _c form, the same one MPI_Alltoallw as the blocking form, started
+// as a request of anympi's (requests.hpp) that keeps its arrays (and, persistent, the
+// program's datatypes) until it completes or is freed.
+#define ANYMPI_WIDE_NB(fn, comm) wide_to{wide_to::nonblocking, request, errh_of(comm), fn}
+#define ANYMPI_WIDE_INIT(fn, comm) wide_to{wide_to::persistent, request, errh_of(comm), fn}
+
+ANYMPI_MANUAL(MPI_Igatherv_c, fallback, "where the _c form is missing: a request of anympi's over one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+    if (const int e = c_in_place_root("MPI_Igatherv_c", "sendbuf", sendbuf, root, comm)) return e;
+#if ANYMPI_HAVE_MPI_Igatherv_c
+    return err_out(MPI_Igatherv_c(c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs),
+                                  c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)));
+#else
+    return gatherv_wide(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                        ANYMPI_WIDE_NB("MPI_Igatherv_c", comm));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Iscatterv_c, fallback, "where the _c form is missing: a request of anympi's over one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+    if (const int e = c_in_place_root("MPI_Iscatterv_c", "recvbuf", recvbuf, root, comm)) return e;
+#if ANYMPI_HAVE_MPI_Iscatterv_c
+    return err_out(MPI_Iscatterv_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount,
+                                   c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)));
+#else
+    return scatterv_wide(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         ANYMPI_WIDE_NB("MPI_Iscatterv_c", comm));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Iallgatherv_c, fallback, "where the _c form is missing: a request of anympi's over one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Iallgatherv_c
+    return err_out(MPI_Iallgatherv_c(c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts),
+                                     c_i64p(displs), c_hin(recvtype), c_hin(comm), c_hout(request)));
+#else
+    return allgatherv_wide(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                           ANYMPI_WIDE_NB("MPI_Iallgatherv_c", comm));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Ialltoallv_c, fallback, "where the _c form is missing: a request of anympi's over one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Ialltoallv_c
+    return err_out(MPI_Ialltoallv_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf),
+                                    c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm), c_hout(request)));
+#else
+    return alltoallw_wide(sendbuf, sendcounts, sdispls, nullptr, sendtype, recvbuf, recvcounts, rdispls, nullptr, recvtype,
+                          comm, ANYMPI_WIDE_NB("MPI_Ialltoallv_c", comm));
+#endif
+}
+
+// The persistent ones: over the MPI's nonblocking _c form where it has one (MPICH, whose own
+// persistent collectives are defective: DEFECTS in the generator), else the wide route.
+ANYMPI_MANUAL(MPI_Gatherv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Igatherv_c, or where that is missing one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+    (void)info;  // hints only
+    if (const int e = c_in_place_root_at_init("MPI_Gatherv_init_c", "sendbuf", sendbuf, root, comm)) return e;
+#if ANYMPI_HAVE_MPI_Igatherv_c
+    return persistent_init(request, errh_of(comm), "MPI_Gatherv_init_c", true, MPI_Igatherv_c, c_buf(sendbuf), sendcount,
+                           c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_type_kept(recvtype),
+                           c_rank_in(root), c_hin(comm));
+#else
+    return gatherv_wide(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                        ANYMPI_WIDE_INIT("MPI_Gatherv_init_c", comm));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Scatterv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Iscatterv_c, or where that is missing one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+    (void)info;
+    if (const int e = c_in_place_root_at_init("MPI_Scatterv_init_c", "recvbuf", recvbuf, root, comm)) return e;
+#if ANYMPI_HAVE_MPI_Iscatterv_c
+    return persistent_init(request, errh_of(comm), "MPI_Scatterv_init_c", true, MPI_Iscatterv_c, c_buf(sendbuf),
+                           c_i64p(sendcounts), c_i64p(displs), c_type_kept(sendtype), c_buf(recvbuf), recvcount,
+                           c_type_kept(recvtype), c_rank_in(root), c_hin(comm));
+#else
+    return scatterv_wide(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                         ANYMPI_WIDE_INIT("MPI_Scatterv_init_c", comm));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Allgatherv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Iallgatherv_c, or where that is missing one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+    (void)info;
+#if ANYMPI_HAVE_MPI_Iallgatherv_c
+    return persistent_init(request, errh_of(comm), "MPI_Allgatherv_init_c", true, MPI_Iallgatherv_c, c_buf(sendbuf),
+                           sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs),
+                           c_type_kept(recvtype), c_hin(comm));
+#else
+    return allgatherv_wide(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                           ANYMPI_WIDE_INIT("MPI_Allgatherv_init_c", comm));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Alltoallv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ialltoallv_c, or where that is missing one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
+{
+    (void)info;
+#if ANYMPI_HAVE_MPI_Ialltoallv_c
+    return persistent_init(request, errh_of(comm), "MPI_Alltoallv_init_c", true, MPI_Ialltoallv_c, c_buf(sendbuf),
+                           c_i64p(sendcounts), c_i64p(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts),
+                           c_i64p(rdispls), c_type_kept(recvtype), c_hin(comm));
+#else
+    return alltoallw_wide(sendbuf, sendcounts, sdispls, nullptr, sendtype, recvbuf, recvcounts, rdispls, nullptr, recvtype,
+                          comm, ANYMPI_WIDE_INIT("MPI_Alltoallv_init_c", comm));
 #endif
 }

@@ -68,11 +68,20 @@ template <class T> inline narrow_io_proxy c_narrow_io(T *p)
 }
 template <class T> inline bool c_fits_int_at(const T *p) { return !p || c_fits_int(*p); }
 
+// Where a v/w collective's one MPI_Alltoallw goes: run now, or as a request of anympi's,
+// nonblocking or persistent (requests.hpp); errh and fn name the call for its errors.
+struct wide_to {
+    enum mode_t { blocking, nonblocking, persistent } mode = blocking;
+    abi_Request *request = nullptr;
+    errh_obj errh{};
+    const char *fn = "";
+};
 // MPI_Alltoallw_c (sendtypes, recvtypes) or MPI_Alltoallv_c (sendtype, recvtype) as one
 // MPI_Alltoallw whose per-peer datatypes carry the counts and displacements.
 int alltoallw_wide(const void *sendbuf, const abi_Count sendcounts[], const abi_Aint sdispls[],
                    const abi_Datatype sendtypes[], abi_Datatype sendtype, void *recvbuf, const abi_Count recvcounts[],
-                   const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm);
+                   const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm,
+                   const wide_to &to = {});
 
 // MPI_Get_count_c where the MPI has only the int form (which answers MPI_UNDEFINED past it).
 int get_count_wide(const abi_Status *status, abi_Datatype datatype, abi_Count *count);

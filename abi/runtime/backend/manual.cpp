@@ -329,15 +329,18 @@ ANYMPI_MANUAL(MPI_Ialltoallw, forwarded, "the datatype arrays have one entry per
                             request ? &r : nullptr);
     return t.kept_for(rc, r, request);
 }
-#if ANYMPI_HAVE_MPI_Ialltoallw_c
-ANYMPI_MANUAL(MPI_Ialltoallw_c, forwarded, "the datatype arrays have one entry per peer; kept until the request completes (see manual.cpp)")
+ANYMPI_MANUAL(MPI_Ialltoallw_c, fallback, "the datatype arrays have one entry per peer; kept until the request completes (see manual.cpp); where the _c form is missing, a request of anympi's over one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
 {
+#if ANYMPI_HAVE_MPI_Ialltoallw_c
     ANYMPI_ALLTOALLW_PEERS
     int rc = MPI_Ialltoallw_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf, c_i64p(recvcounts),
                               c_i64p(rdispls), t.recv, c, request ? &r : nullptr);
     return t.kept_for(rc, r, request);
-}
+#else
+    return alltoallw_wide(sendbuf, sendcounts, sdispls, sendtypes, nullptr, recvbuf, recvcounts, rdispls, recvtypes, nullptr,
+                          comm, wide_to{wide_to::nonblocking, request, errh_of(comm), "MPI_Ialltoallw_c"});
 #endif
+}
 ANYMPI_MANUAL(MPI_Alltoallw_init, fallback, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp); where the MPI lacks it, anympi's persistent request over MPI_Ialltoallw")
 {
     ANYMPI_ALLTOALLW_PEERS
@@ -357,15 +360,29 @@ ANYMPI_MANUAL(MPI_Alltoallw_init, fallback, "the datatype arrays have one entry 
                            });
 #endif
 }
-#if ANYMPI_HAVE_MPI_Alltoallw_init_c
-ANYMPI_MANUAL(MPI_Alltoallw_init_c, forwarded, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp)")
+ANYMPI_MANUAL(MPI_Alltoallw_init_c, fallback, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp); where the MPI lacks it, anympi's persistent request over MPI_Ialltoallw_c, or where that is missing over one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
 {
+#if ANYMPI_HAVE_MPI_Alltoallw_init_c
     ANYMPI_ALLTOALLW_PEERS
     int rc = MPI_Alltoallw_init_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf,
                                   c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, to_native(info), request ? &r : nullptr);
     return t.kept_for(rc, r, request);
-}
+#elif ANYMPI_HAVE_MPI_Ialltoallw_c
+    ANYMPI_ALLTOALLW_PEERS
+    (void)info;
+    (void)r;
+    return persistent_from(request, errh_of(comm), "MPI_Alltoallw_init_c", true,
+                           [t = std::move(t), kept = keep_types(sendtypes, in_place(sendbuf) ? 0 : n, recvtypes, n),
+                            sb = c_buf(sendbuf), sendcounts, sdispls, recvbuf, recvcounts, rdispls, c](MPI_Request *req) {
+                               return MPI_Ialltoallw_c(sb, c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf,
+                                                       c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, req);
+                           });
+#else
+    (void)info;
+    return alltoallw_wide(sendbuf, sendcounts, sdispls, sendtypes, nullptr, recvbuf, recvcounts, rdispls, recvtypes, nullptr,
+                          comm, wide_to{wide_to::persistent, request, errh_of(comm), "MPI_Alltoallw_init_c"});
 #endif
+}
 ANYMPI_MANUAL(MPI_Ineighbor_alltoallw, forwarded, "the datatype arrays have one entry per neighbour; kept until the request completes (see manual.cpp)")
 {
     ANYMPI_ALLTOALLW_NEIGHBORS

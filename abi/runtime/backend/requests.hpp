@@ -105,12 +105,14 @@ inline op_kept c_op_kept(abi_Op op, abi_Datatype t) { return op_kept(op, t); }
 bool free_deferred(handle_kind k, uintptr_t native);
 extern std::atomic<long> pinned_alive;
 
-// A persistent collective over the nonblocking one: start(r) calls it with the arguments
-// converted (and kept) at init.
+// A collective of anympi's over one native nonblocking call: start(r) makes it, with the
+// arguments converted (and kept) at init.  Persistent: MPI_Start starts it each time; else
+// (nonblocking_from) it is started once, and what start holds lives until it completes.
 template <class Start> struct persistent_collective final : emulated_request {
     Start start_nb;
     MPI_Request native = MPI_REQUEST_NULL;
-    explicit persistent_collective(Start s) : emulated_request(true), start_nb(std::move(s)) {}
+    explicit persistent_collective(Start s, bool persistent_ = true)
+        : emulated_request(persistent_), start_nb(std::move(s)) {}
     ~persistent_collective() override
     {
         if (native != MPI_REQUEST_NULL) MPI_Request_free(&native);  // freed while active (erroneous)
@@ -151,6 +153,14 @@ template <class Start> int persistent_from(abi_Request *request, errh_obj o, con
         return raise_error(o, ABI_ERR_COUNT, msg);
     }
     *request = adopt(std::make_unique<persistent_collective<Start>>(std::move(start)));
+    return 0;
+}
+// A nonblocking collective of anympi's: start(r) starts the native one now.
+template <class Start> int nonblocking_from(abi_Request *request, Start start)
+{
+    auto r = std::make_unique<persistent_collective<Start>>(std::move(start), false);
+    if (int rc = r->start_nb(&r->native)) return err_out(rc);
+    *request = adopt(std::move(r));
     return 0;
 }
 // MPI_X_init emulated (ANYMPI_PERSISTENT): the arguments are converted, and their datatypes

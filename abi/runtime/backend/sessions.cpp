@@ -92,6 +92,17 @@ int native_error(errh_obj o, int rc, const char *fn)
     return raise_error(o, err_out(cls), msg);
 }
 
+// A new info holding one key (the session's own answers).
+int info_of_one(abi_Session session, const char *key, const char *value, abi_Info *out, const char *fn)
+{
+    MPI_Info n = MPI_INFO_NULL;
+    int rc = MPI_Info_create(&n);
+    if (rc == MPI_SUCCESS) rc = MPI_Info_set(n, const_cast<char *>(key), const_cast<char *>(value));
+    if (rc != MPI_SUCCESS) return native_error(errh_of(session), rc, fn);
+    *out = to_abi<abi_Info>(n);
+    return 0;
+}
+
 void native_stop()
 {
     // A world model still active at exit is the program's error, which Open MPI reports.
@@ -456,12 +467,7 @@ ANYMPI_MANUAL(MPI_Session_get_pset_info, fallback, "where the MPI lacks sessions
     MPI_Comm_size(pset_comm(i), &size);
     char value[16];
     std::snprintf(value, sizeof value, "%d", size);
-    MPI_Info n = MPI_INFO_NULL;
-    int rc = MPI_Info_create(&n);
-    if (rc == MPI_SUCCESS) rc = MPI_Info_set(n, const_cast<char *>("mpi_size"), value);
-    if (rc != MPI_SUCCESS) return native_error(errh_of(session), rc, "MPI_Session_get_pset_info");
-    *info = to_abi<abi_Info>(n);
-    return 0;
+    return info_of_one(session, "mpi_size", value, info, "MPI_Session_get_pset_info");
 #endif
 }
 
@@ -475,12 +481,7 @@ ANYMPI_MANUAL(MPI_Session_get_info, fallback, "where the MPI lacks sessions: thr
     if (!info_used) return arg_error(errh_of(session), "MPI_Session_get_info", "info_used is NULL");
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
-    MPI_Info n = MPI_INFO_NULL;
-    int rc = MPI_Info_create(&n);
-    if (rc == MPI_SUCCESS) rc = MPI_Info_set(n, const_cast<char *>("thread_level"), const_cast<char *>(thread_level_name(level)));
-    if (rc != MPI_SUCCESS) return native_error(errh_of(session), rc, "MPI_Session_get_info");
-    *info_used = to_abi<abi_Info>(n);
-    return 0;
+    return info_of_one(session, "thread_level", thread_level_name(level), info_used, "MPI_Session_get_info");
 #endif
 }
 

@@ -23,13 +23,13 @@ ANYMPI_SIG_MPI_Abi_get_info;
 ANYMPI_SIG_MPI_Add_error_class;
 ANYMPI_SIG_MPI_Add_error_code;
 ANYMPI_SIG_MPI_Allgatherv_c;
+ANYMPI_SIG_MPI_Allgatherv_init_c;
 ANYMPI_SIG_MPI_Alltoallv_c;
+ANYMPI_SIG_MPI_Alltoallv_init_c;
 ANYMPI_SIG_MPI_Alltoallw;
 ANYMPI_SIG_MPI_Alltoallw_c;
 ANYMPI_SIG_MPI_Alltoallw_init;
-#if ANYMPI_HAVE_MPI_Alltoallw_init_c
 ANYMPI_SIG_MPI_Alltoallw_init_c;
-#endif
 ANYMPI_SIG_MPI_Attr_get;
 ANYMPI_SIG_MPI_Attr_put;
 ANYMPI_SIG_MPI_Buffer_attach;
@@ -49,6 +49,7 @@ ANYMPI_SIG_MPI_File_get_view;
 ANYMPI_SIG_MPI_Finalize;
 ANYMPI_SIG_MPI_Finalized;
 ANYMPI_SIG_MPI_Gatherv_c;
+ANYMPI_SIG_MPI_Gatherv_init_c;
 ANYMPI_SIG_MPI_Get_count_c;
 ANYMPI_SIG_MPI_Get_library_version;
 ANYMPI_SIG_MPI_Graph_create;
@@ -57,10 +58,11 @@ ANYMPI_SIG_MPI_Grequest_start;
 ANYMPI_SIG_MPI_Group_from_session_pset;
 ANYMPI_SIG_MPI_Group_range_excl;
 ANYMPI_SIG_MPI_Group_range_incl;
+ANYMPI_SIG_MPI_Iallgatherv_c;
+ANYMPI_SIG_MPI_Ialltoallv_c;
 ANYMPI_SIG_MPI_Ialltoallw;
-#if ANYMPI_HAVE_MPI_Ialltoallw_c
 ANYMPI_SIG_MPI_Ialltoallw_c;
-#endif
+ANYMPI_SIG_MPI_Igatherv_c;
 ANYMPI_SIG_MPI_Ineighbor_alltoallw;
 #if ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
 ANYMPI_SIG_MPI_Ineighbor_alltoallw_c;
@@ -72,6 +74,7 @@ ANYMPI_SIG_MPI_Init_thread;
 ANYMPI_SIG_MPI_Initialized;
 ANYMPI_SIG_MPI_Intercomm_create_from_groups;
 ANYMPI_SIG_MPI_Is_thread_main;
+ANYMPI_SIG_MPI_Iscatterv_c;
 ANYMPI_SIG_MPI_Isendrecv;
 ANYMPI_SIG_MPI_Isendrecv_c;
 ANYMPI_SIG_MPI_Isendrecv_replace;
@@ -100,6 +103,7 @@ ANYMPI_SIG_MPI_Psend_init_c;
 ANYMPI_SIG_MPI_Request_free;
 ANYMPI_SIG_MPI_Request_get_status;
 ANYMPI_SIG_MPI_Scatterv_c;
+ANYMPI_SIG_MPI_Scatterv_init_c;
 ANYMPI_SIG_MPI_Session_call_errhandler;
 ANYMPI_SIG_MPI_Session_create_errhandler;
 ANYMPI_SIG_MPI_Session_finalize;
@@ -216,13 +220,6 @@ ANYMPI_PERSISTENT(MPI_Allgatherv_init, MPI_Iallgatherv, errh_of(comm), true, (c_
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allgatherv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
-#if ANYMPI_HAVE_MPI_Allgatherv_init_c
-ANYMPI_FWD(MPI_Allgatherv_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Iallgatherv_c
-ANYMPI_PERSISTENT(MPI_Allgatherv_init_c, MPI_Iallgatherv_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_type_kept(recvtype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Allgatherv_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Alloc_mem, (size, c_hin(info), baseptr))
 ANYMPI_FWD(MPI_Allreduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Allreduce_c
@@ -279,16 +276,6 @@ ANYMPI_FWD(MPI_Alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls
 ANYMPI_PERSISTENT(MPI_Alltoallv_init, MPI_Ialltoallv, errh_of(comm), true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallv_init, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if ANYMPI_HAVE_MPI_Alltoallv_init_c
-ANYMPI_FWD(MPI_Alltoallv_init_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Ialltoallv_c
-ANYMPI_PERSISTENT(MPI_Alltoallv_init_c, MPI_Ialltoallv_c, errh_of(comm), true, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_type_kept(recvtype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallv_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if !ANYMPI_HAVE_MPI_Alltoallw_init_c
-ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallw_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Attr_delete, (c_hin(comm), c_kv_in(keyval)))
 ANYMPI_FWD(MPI_Barrier, (c_hin(comm)))
@@ -442,6 +429,8 @@ ANYMPI_FWD(MPI_File_get_size, (c_hin(fh), c_i64p(size)))
 ANYMPI_FWD(MPI_File_get_type_extent, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
 #if ANYMPI_HAVE_MPI_File_get_type_extent_c
 ANYMPI_FWD(MPI_File_get_type_extent_c, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
+#elif ANYMPI_HAVE_MPI_File_get_type_extent
+ANYMPI_NARROW(MPI_File_get_type_extent_c, MPI_File_get_type_extent, errh_of(fh), true, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
 #else
 ANYMPI_UNSUPPORTED(MPI_File_get_type_extent_c, errh_of(fh), "not provided by this MPI")
 #endif
@@ -718,13 +707,6 @@ ANYMPI_PERSISTENT_IF(MPI_Gatherv_init, c_in_place_root_at_init("MPI_Gatherv_init
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gatherv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
-#if ANYMPI_HAVE_MPI_Gatherv_init_c
-ANYMPI_FWD_IF(MPI_Gatherv_init_c, c_in_place_root("MPI_Gatherv_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Igatherv_c
-ANYMPI_PERSISTENT_IF(MPI_Gatherv_init_c, c_in_place_root_at_init("MPI_Gatherv_init_c", "sendbuf", sendbuf, root, comm), MPI_Igatherv_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Gatherv_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Get, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win)))
 #if ANYMPI_HAVE_MPI_Get_c
 ANYMPI_FWD(MPI_Get_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win)))
@@ -779,11 +761,6 @@ ANYMPI_WIDE(MPI_Iallgather_c, MPI_Iallgather, errh_of(comm), true, (sendcount, c
 ANYMPI_UNSUPPORTED_OUT(MPI_Iallgather_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Iallgatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Iallgatherv_c
-ANYMPI_FWD(MPI_Iallgatherv_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Iallgatherv_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Iallreduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iallreduce_c
 ANYMPI_FWD(MPI_Iallreduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
@@ -801,14 +778,6 @@ ANYMPI_WIDE(MPI_Ialltoall_c, MPI_Ialltoall, errh_of(comm), true, (sendcount, c_h
 ANYMPI_UNSUPPORTED_OUT(MPI_Ialltoall_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Ialltoallv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Ialltoallv_c
-ANYMPI_FWD(MPI_Ialltoallv_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Ialltoallv_c, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if !ANYMPI_HAVE_MPI_Ialltoallw_c
-ANYMPI_UNSUPPORTED_OUT(MPI_Ialltoallw_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Ibarrier, (c_hin(comm), c_hout(request)))
 ANYMPI_FWD(MPI_Ibcast, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ibcast_c
@@ -843,11 +812,6 @@ ANYMPI_WIDE_IF(MPI_Igather_c, c_in_place_root("MPI_Igather_c", "sendbuf", sendbu
 ANYMPI_UNSUPPORTED_OUT(MPI_Igather_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD_IF(MPI_Igatherv, c_in_place_root("MPI_Igatherv", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Igatherv_c
-ANYMPI_FWD_IF(MPI_Igatherv_c, c_in_place_root("MPI_Igatherv_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Igatherv_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Improbe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), flag, c_hout(message), c_st_out(status)))
 ANYMPI_FWD(MPI_Imrecv, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Imrecv_c
@@ -955,11 +919,6 @@ ANYMPI_WIDE_IF(MPI_Iscatter_c, c_in_place_root("MPI_Iscatter_c", "recvbuf", recv
 ANYMPI_UNSUPPORTED_OUT(MPI_Iscatter_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD_IF(MPI_Iscatterv, c_in_place_root("MPI_Iscatterv", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Iscatterv_c
-ANYMPI_FWD_IF(MPI_Iscatterv_c, c_in_place_root("MPI_Iscatterv_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Iscatterv_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Isend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Isend_c
 ANYMPI_FWD(MPI_Isend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
@@ -1094,12 +1053,16 @@ ANYMPI_UNSUPPORTED(MPI_Pack_c, errh_of(comm), "not provided by this MPI")
 ANYMPI_FWD(MPI_Pack_external, (datarep, c_buf(inbuf), incount, c_hin(datatype), c_buf(outbuf), outsize, c_i64p(position)))
 #if ANYMPI_HAVE_MPI_Pack_external_c
 ANYMPI_FWD(MPI_Pack_external_c, (datarep, c_buf(inbuf), incount, c_hin(datatype), c_buf(outbuf), outsize, c_i64p(position)))
+#elif ANYMPI_HAVE_MPI_Pack_external
+ANYMPI_WIDE(MPI_Pack_external_c, MPI_Pack_external, errh_self(), true, (incount, c_hin(datatype)), (datarep, c_buf(inbuf), w_.count(0), w_.type(0), c_buf(outbuf), outsize, c_i64p(position)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Pack_external_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Pack_external_size, (datarep, incount, c_hin(datatype), c_i64p(size)))
 #if ANYMPI_HAVE_MPI_Pack_external_size_c
 ANYMPI_FWD(MPI_Pack_external_size_c, (datarep, incount, c_hin(datatype), c_i64p(size)))
+#elif ANYMPI_HAVE_MPI_Pack_external_size
+ANYMPI_NARROW(MPI_Pack_external_size_c, MPI_Pack_external_size, errh_self(), c_fits_int(incount), (datarep, int(incount), c_hin(datatype), c_i64p(size)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Pack_external_size_c, errh_self(), "not provided by this MPI")
 #endif
@@ -1328,13 +1291,6 @@ ANYMPI_PERSISTENT_IF(MPI_Scatterv_init, c_in_place_root_at_init("MPI_Scatterv_in
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatterv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
-#if ANYMPI_HAVE_MPI_Scatterv_init_c
-ANYMPI_FWD_IF(MPI_Scatterv_init_c, c_in_place_root("MPI_Scatterv_init_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Iscatterv_c
-ANYMPI_PERSISTENT_IF(MPI_Scatterv_init_c, c_in_place_root_at_init("MPI_Scatterv_init_c", "recvbuf", recvbuf, root, comm), MPI_Iscatterv_c, errh_of(comm), true, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(displs), c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Scatterv_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Send, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Send_c
 ANYMPI_FWD(MPI_Send_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
@@ -1418,6 +1374,8 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Type_contiguous_c, errh_self(), "not provided by this
 ANYMPI_FWD(MPI_Type_create_darray, (size, c_rank_in(rank), ndims, c_mut(array_of_gsizes), c_cins<cat::distribute>(array_of_distribs, ndims), c_cins<cat::darg>(array_of_dargs, ndims), c_mut(array_of_psizes), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_create_darray_c
 ANYMPI_FWD(MPI_Type_create_darray_c, (size, c_rank_in(rank), ndims, c_i64p(array_of_gsizes), c_cins<cat::distribute>(array_of_distribs, ndims), c_cins<cat::darg>(array_of_dargs, ndims), c_mut(array_of_psizes), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_create_darray
+ANYMPI_NARROW(MPI_Type_create_darray_c, MPI_Type_create_darray, errh_self(), c_fits_int_all(array_of_gsizes, ndims), (size, c_rank_in(rank), ndims, c_narrow_array(array_of_gsizes, ndims), c_cins<cat::distribute>(array_of_distribs, ndims), c_cins<cat::darg>(array_of_dargs, ndims), c_mut(array_of_psizes), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_darray_c, errh_self(), "not provided by this MPI", newtype)
 #endif
@@ -1427,42 +1385,56 @@ ANYMPI_FWD(MPI_Type_create_f90_real, (p, r, c_hout(newtype)))
 ANYMPI_FWD(MPI_Type_create_hindexed, (count, c_mut(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_create_hindexed_c
 ANYMPI_FWD(MPI_Type_create_hindexed_c, (count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_create_hindexed
+ANYMPI_NARROW(MPI_Type_create_hindexed_c, MPI_Type_create_hindexed, errh_self(), c_fits_int(count) && c_fits_int_all(array_of_blocklengths, count), (int(count), c_narrow_array(array_of_blocklengths, count), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_hindexed_c, errh_self(), "not provided by this MPI", newtype)
 #endif
 ANYMPI_FWD(MPI_Type_create_hindexed_block, (count, blocklength, c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_create_hindexed_block_c
 ANYMPI_FWD(MPI_Type_create_hindexed_block_c, (count, blocklength, c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_create_hindexed_block
+ANYMPI_NARROW(MPI_Type_create_hindexed_block_c, MPI_Type_create_hindexed_block, errh_self(), c_fits_int(count) && c_fits_int(blocklength), (int(count), int(blocklength), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_hindexed_block_c, errh_self(), "not provided by this MPI", newtype)
 #endif
 ANYMPI_FWD(MPI_Type_create_hvector, (count, blocklength, stride, c_hin(oldtype), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_create_hvector_c
 ANYMPI_FWD(MPI_Type_create_hvector_c, (count, blocklength, stride, c_hin(oldtype), c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_create_hvector
+ANYMPI_NARROW(MPI_Type_create_hvector_c, MPI_Type_create_hvector, errh_self(), c_fits_int(count) && c_fits_int(blocklength), (int(count), int(blocklength), stride, c_hin(oldtype), c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_hvector_c, errh_self(), "not provided by this MPI", newtype)
 #endif
 ANYMPI_FWD(MPI_Type_create_indexed_block, (count, blocklength, c_mut(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_create_indexed_block_c
 ANYMPI_FWD(MPI_Type_create_indexed_block_c, (count, blocklength, c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_create_indexed_block
+ANYMPI_NARROW(MPI_Type_create_indexed_block_c, MPI_Type_create_indexed_block, errh_self(), c_fits_int(count) && c_fits_int(blocklength) && c_fits_int_all(array_of_displacements, count), (int(count), int(blocklength), c_narrow_array(array_of_displacements, count), c_hin(oldtype), c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_indexed_block_c, errh_self(), "not provided by this MPI", newtype)
 #endif
 ANYMPI_FWD(MPI_Type_create_resized, (c_hin(oldtype), lb, extent, c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_create_resized_c
 ANYMPI_FWD(MPI_Type_create_resized_c, (c_hin(oldtype), lb, extent, c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_create_resized
+ANYMPI_NARROW(MPI_Type_create_resized_c, MPI_Type_create_resized, errh_self(), true, (c_hin(oldtype), lb, extent, c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_resized_c, errh_self(), "not provided by this MPI", newtype)
 #endif
 ANYMPI_FWD(MPI_Type_create_struct, (count, c_mut(array_of_blocklengths), c_i64p(array_of_displacements), c_harr_in(array_of_types, count), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_create_struct_c
 ANYMPI_FWD(MPI_Type_create_struct_c, (count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_harr_in(array_of_types, count), c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_create_struct
+ANYMPI_NARROW(MPI_Type_create_struct_c, MPI_Type_create_struct, errh_self(), c_fits_int(count) && c_fits_int_all(array_of_blocklengths, count), (int(count), c_narrow_array(array_of_blocklengths, count), c_i64p(array_of_displacements), c_harr_in(array_of_types, count), c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_struct_c, errh_self(), "not provided by this MPI", newtype)
 #endif
 ANYMPI_FWD(MPI_Type_create_subarray, (ndims, c_mut(array_of_sizes), c_mut(array_of_subsizes), c_mut(array_of_starts), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_create_subarray_c
 ANYMPI_FWD(MPI_Type_create_subarray_c, (ndims, c_i64p(array_of_sizes), c_i64p(array_of_subsizes), c_i64p(array_of_starts), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_create_subarray
+ANYMPI_NARROW(MPI_Type_create_subarray_c, MPI_Type_create_subarray, errh_self(), c_fits_int_all(array_of_sizes, ndims) && c_fits_int_all(array_of_subsizes, ndims) && c_fits_int_all(array_of_starts, ndims), (ndims, c_narrow_array(array_of_sizes, ndims), c_narrow_array(array_of_subsizes, ndims), c_narrow_array(array_of_starts, ndims), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_subarray_c, errh_self(), "not provided by this MPI", newtype)
 #endif
@@ -1489,6 +1461,8 @@ ANYMPI_FWD(MPI_Type_get_true_extent_x, (c_hin(datatype), c_i64p(true_lb), c_i64p
 ANYMPI_FWD(MPI_Type_indexed, (count, c_mut(array_of_blocklengths), c_mut(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
 #if ANYMPI_HAVE_MPI_Type_indexed_c
 ANYMPI_FWD(MPI_Type_indexed_c, (count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
+#elif ANYMPI_HAVE_MPI_Type_indexed
+ANYMPI_NARROW(MPI_Type_indexed_c, MPI_Type_indexed, errh_self(), c_fits_int(count) && c_fits_int_all(array_of_blocklengths, count) && c_fits_int_all(array_of_displacements, count), (int(count), c_narrow_array(array_of_blocklengths, count), c_narrow_array(array_of_displacements, count), c_hin(oldtype), c_hout(newtype)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Type_indexed_c, errh_self(), "not provided by this MPI", newtype)
 #endif
@@ -1520,6 +1494,8 @@ ANYMPI_UNSUPPORTED(MPI_Unpack_c, errh_of(comm), "not provided by this MPI")
 ANYMPI_FWD(MPI_Unpack_external, (datarep, c_buf(inbuf), insize, c_i64p(position), c_buf(outbuf), outcount, c_hin(datatype)))
 #if ANYMPI_HAVE_MPI_Unpack_external_c
 ANYMPI_FWD(MPI_Unpack_external_c, (datarep, c_buf(inbuf), insize, c_i64p(position), c_buf(outbuf), outcount, c_hin(datatype)))
+#elif ANYMPI_HAVE_MPI_Unpack_external
+ANYMPI_WIDE(MPI_Unpack_external_c, MPI_Unpack_external, errh_self(), true, (outcount, c_hin(datatype)), (datarep, c_buf(inbuf), insize, c_i64p(position), c_buf(outbuf), w_.count(0), w_.type(0)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Unpack_external_c, errh_self(), "not provided by this MPI")
 #endif

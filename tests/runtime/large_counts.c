@@ -358,6 +358,73 @@ static void small_v_requests(void)
     }
 }
 
+/* The neighbourhood v/w forms on a directed ring (one source, one destination) and
+ * reduce_scatter, each blocking, nonblocking and persistent (mode 0, 1, 2), new data each
+ * round. */
+static void small_neighbours(void)
+{
+    MPI_Comm ring;
+    MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, MPI_UNWEIGHTED, 1, &right, MPI_UNWEIGHTED,
+                                          MPI_INFO_NULL, 0, &ring));
+    int send[8], recv[12];
+    const MPI_Count two = 2, three = 3;
+    const MPI_Aint at1 = 1, at4 = 4, bytes0 = 0, bytes8 = 8 * (MPI_Aint)sizeof(int);
+    MPI_Datatype t = MPI_INT;
+    long v[8], w[8];
+    MPI_Count rs_counts[4];
+    for (int i = 0; i < size; ++i) rs_counts[i] = 2;
+    for (int mode = 0; mode < 3; ++mode) {
+        MPI_Request q[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+        for (int round = 0; round < 3; ++round) {
+            const int base = 1000 * rank + 100000 * round, lbase = 1000 * left + 100000 * round;
+            for (int i = 0; i < 8; ++i) send[i] = base + i;
+            /* allgatherv: 3 ints from the left at recv[1] */
+            for (int i = 0; i < 12; ++i) recv[i] = -1;
+            if (mode == 0) MPI_OK(MPI_Neighbor_allgatherv_c(send, 3, MPI_INT, recv, &three, &at1, MPI_INT, ring));
+            else if (mode == 1) MPI_OK(MPI_Ineighbor_allgatherv_c(send, 3, MPI_INT, recv, &three, &at1, MPI_INT, ring, &q[0]));
+            else if (round == 0)
+                MPI_OK(MPI_Neighbor_allgatherv_init_c(send, 3, MPI_INT, recv, &three, &at1, MPI_INT, ring, MPI_INFO_NULL, &q[0]));
+            if (mode) finish(mode == 2, &q[0]);
+            CHECK_EQ(recv[0], -1);
+            for (int i = 0; i < 3; ++i) CHECK_EQ(recv[1 + i], lbase + i);
+            CHECK_EQ(recv[4], -1);
+            /* alltoallv: 2 ints from send[4] to the right, at recv[4] */
+            for (int i = 0; i < 12; ++i) recv[i] = -1;
+            if (mode == 0) MPI_OK(MPI_Neighbor_alltoallv_c(send, &two, &at4, MPI_INT, recv, &two, &at4, MPI_INT, ring));
+            else if (mode == 1)
+                MPI_OK(MPI_Ineighbor_alltoallv_c(send, &two, &at4, MPI_INT, recv, &two, &at4, MPI_INT, ring, &q[1]));
+            else if (round == 0)
+                MPI_OK(MPI_Neighbor_alltoallv_init_c(send, &two, &at4, MPI_INT, recv, &two, &at4, MPI_INT, ring, MPI_INFO_NULL, &q[1]));
+            if (mode) finish(mode == 2, &q[1]);
+            CHECK_EQ(recv[3], -1);
+            for (int i = 0; i < 2; ++i) CHECK_EQ(recv[4 + i], lbase + 4 + i);
+            CHECK_EQ(recv[6], -1);
+            /* alltoallw: 3 ints from send[0] to recv[8], displacements in bytes */
+            for (int i = 0; i < 12; ++i) recv[i] = -1;
+            if (mode == 0) MPI_OK(MPI_Neighbor_alltoallw_c(send, &three, &bytes0, &t, recv, &three, &bytes8, &t, ring));
+            else if (mode == 1)
+                MPI_OK(MPI_Ineighbor_alltoallw_c(send, &three, &bytes0, &t, recv, &three, &bytes8, &t, ring, &q[2]));
+            else if (round == 0)
+                MPI_OK(MPI_Neighbor_alltoallw_init_c(send, &three, &bytes0, &t, recv, &three, &bytes8, &t, ring, MPI_INFO_NULL, &q[2]));
+            if (mode) finish(mode == 2, &q[2]);
+            CHECK_EQ(recv[7], -1);
+            for (int i = 0; i < 3; ++i) CHECK_EQ(recv[8 + i], lbase + i);
+            /* reduce_scatter: 2 longs to each rank */
+            for (int i = 0; i < 2 * size; ++i) v[i] = rank + i + round;
+            w[0] = w[1] = -1;
+            if (mode == 0) MPI_OK(MPI_Reduce_scatter_c(v, w, rs_counts, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+            else if (mode == 1) MPI_OK(MPI_Ireduce_scatter_c(v, w, rs_counts, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &q[3]));
+            else if (round == 0)
+                MPI_OK(MPI_Reduce_scatter_init_c(v, w, rs_counts, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q[3]));
+            if (mode) finish(mode == 2, &q[3]);
+            for (int i = 0; i < 2; ++i) CHECK_EQ(w[i], (long)size * (2 * rank + i + round) + (long)size * (size - 1) / 2);
+        }
+        if (mode == 2)
+            for (int k = 0; k < 4; ++k) MPI_OK(MPI_Request_free(&q[k]));
+    }
+    MPI_OK(MPI_Comm_free(&ring));
+}
+
 static void small_collectives(void)
 {
     enum { K = 3 };
@@ -465,6 +532,7 @@ int main(int argc, char **argv)
     small_types();
     small_collectives();
     small_v_requests();
+    small_neighbours();
     small_rma();
     /* "small" as the first argument: only what needs no big memory */
     if (!(argc > 1 && strcmp(argv[1], "small") == 0) && size <= 4) {

@@ -559,6 +559,8 @@ int raise_error(errh_obj o, int abi_class, const char *msg);
 
 extern void *const dispatch_table[ANYMPI_NFUNCS];
 
+// Neighbourhood sizes of a process topology (manual.cpp): the length of its per-neighbour arrays.
+int neighbor_counts(MPI_Comm c, int *in, int *out);
 void after_native_init();     // the world model started: native_error_classes, emulated types
 void native_error_classes();  // registers the error classes the native MPI lacks (once)
 extern const char *const backend_name;

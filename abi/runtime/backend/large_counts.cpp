@@ -194,7 +194,7 @@ struct wide_plan {
 
 // Runs the plan (blocking), starts it as a request of anympi's that keeps its arrays until it
 // completes (nonblocking), or makes a persistent request of anympi's that starts it each time.
-int go(std::unique_ptr<wide_plan> p, const wide_to &to)
+template <class Plan> int go(std::unique_ptr<Plan> p, const wide_to &to)
 {
     if (int e = p->err()) return err_out(e);
     if (to.mode == wide_to::blocking) return err_out(p->run());
@@ -203,7 +203,7 @@ int go(std::unique_ptr<wide_plan> p, const wide_to &to)
         std::snprintf(msg, sizeof msg, "%s: request is NULL", to.fn);
         return raise_error(to.errh, ABI_ERR_ARG, msg);
     }
-    std::shared_ptr<const wide_plan> sp(std::move(p));
+    std::shared_ptr<const Plan> sp(std::move(p));
     auto start = [sp](MPI_Request *q) { return sp->start(q); };
     return to.mode == wide_to::persistent ? persistent_from(to.request, to.errh, to.fn, true, std::move(start))
                          : nonblocking_from(to.request, std::move(start));
@@ -468,5 +468,226 @@ ANYMPI_MANUAL(MPI_Alltoallv_init_c, fallback, "anympi's persistent request: MPI_
 #else
     return alltoallw_wide(sendbuf, sendcounts, sdispls, nullptr, sendtype, recvbuf, recvcounts, rdispls, nullptr, recvtype,
                           comm, ANYMPI_WIDE_INIT("MPI_Alltoallv_init_c", comm));
+#endif
+}
+
+// ---------------------------------------------------------------- neighbourhood v/w forms
+// Where the MPI lacks the _c form: one MPI_(I)Neighbor_alltoallw (whose displacements are
+// MPI_Aint already) with a count past INT_MAX as 1 of large_type, per neighbour.
+namespace anympi::backend {
+namespace {
+struct neighbour_w {
+    std::vector<int> counts;
+    std::vector<MPI_Aint> displs;
+    std::vector<MPI_Datatype> types, made;
+    int err = MPI_SUCCESS;
+    explicit neighbour_w(int n) : counts(size_t(n), 0), displs(size_t(n), 0), types(size_t(n), MPI_BYTE) {}
+    neighbour_w(const neighbour_w &) = delete;
+    neighbour_w &operator=(const neighbour_w &) = delete;
+    ~neighbour_w()
+    {
+        for (MPI_Datatype &t : made) MPI_Type_free(&t);
+    }
+    void set(int i, MPI_Count n, MPI_Aint d, MPI_Datatype t)
+    {
+        displs[size_t(i)] = d, types[size_t(i)] = t, counts[size_t(i)] = n < 0 ? -1 : int(n);
+        if (err || n <= INT_MAX) return;
+        MPI_Datatype big = MPI_DATATYPE_NULL;
+        if ((err = large_type(n, t, &big)) != MPI_SUCCESS) return;
+        made.push_back(big);
+        counts[size_t(i)] = 1, types[size_t(i)] = big;
+    }
+};
+
+struct neighbour_plan {
+    MPI_Comm c;
+    const void *s = nullptr;
+    void *r = nullptr;
+    std::unique_ptr<neighbour_w> sw, rw;
+    bool keep_types;
+    std::vector<type_kept> kept;
+    neighbour_plan(MPI_Comm c_, int in, int out, bool keep)
+        : c(c_), sw(std::make_unique<neighbour_w>(out)), rw(std::make_unique<neighbour_w>(in)), keep_types(keep) {}
+    MPI_Datatype type(abi_Datatype t)
+    {
+        if (keep_types) kept.emplace_back(t);
+        return c_hin(t);
+    }
+    int err() const { return sw->err ? sw->err : rw->err; }
+    int run() const
+    {
+        return MPI_Neighbor_alltoallw(s, sw->counts.data(), sw->displs.data(), sw->types.data(), r, rw->counts.data(),
+                                      rw->displs.data(), rw->types.data(), c);
+    }
+    int start(MPI_Request *q) const
+    {
+        return MPI_Ineighbor_alltoallw(s, sw->counts.data(), sw->displs.data(), sw->types.data(), r,
+                                       rw->counts.data(), rw->displs.data(), rw->types.data(), c, q);
+    }
+};
+}  // namespace
+
+// Neighbor_allgatherv (sendcounts null: sendcount to every out-neighbour), _alltoallv (one
+// type each side, displacements in its extents) or _alltoallw (types per neighbour,
+// displacements in bytes).
+int neighbour_wide(const void *sendbuf, const abi_Count sendcounts[], abi_Count sendcount, const abi_Aint sdispls[],
+                   const abi_Datatype sendtypes[], abi_Datatype sendtype, void *recvbuf, const abi_Count recvcounts[],
+                   const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm,
+                   const wide_to &to)
+{
+    const MPI_Comm c = to_native(comm);
+    int in = 0, out = 0;
+    if (int rc = neighbor_counts(c, &in, &out)) return err_out(rc);
+    auto plan = std::make_unique<neighbour_plan>(c, in, out, to.mode == wide_to::persistent);
+    MPI_Aint sext = 1, rext = 1;
+    const MPI_Datatype st = sendtypes ? MPI_DATATYPE_NULL : plan->type(sendtype);
+    const MPI_Datatype rt = recvtypes ? MPI_DATATYPE_NULL : plan->type(recvtype);
+    if (!sendtypes && sdispls)
+        if (int rc = chunk_extent(st, &sext)) return err_out(rc);
+    if (!recvtypes)
+        if (int rc = chunk_extent(rt, &rext)) return err_out(rc);
+    for (int i = 0; i < out; ++i)
+        plan->sw->set(i, sendcounts ? sendcounts[i] : sendcount, sdispls ? MPI_Aint(sdispls[i]) * sext : 0,
+                      sendtypes ? plan->type(sendtypes[i]) : st);
+    for (int i = 0; i < in; ++i)
+        plan->rw->set(i, recvcounts[i], MPI_Aint(rdispls[i]) * rext, recvtypes ? plan->type(recvtypes[i]) : rt);
+    plan->s = c_buf(sendbuf), plan->r = recvbuf;
+    return go(std::move(plan), to);
+}
+
+// ---------------------------------------------------------------- reduce_scatter
+// Predefined ops take no derived datatype, so the counts go to the int form, each checked to
+// fit (MPI_ERR_COUNT past INT_MAX); the nonblocking and persistent forms keep the int array.
+int reduce_scatter_narrow(const void *sendbuf, void *recvbuf, const abi_Count recvcounts[], abi_Datatype datatype,
+                          abi_Op op, abi_Comm comm, const wide_to &to)
+{
+    const MPI_Comm c = to_native(comm);
+    int n = 0;
+    if (int rc = MPI_Comm_size(c, &n)) return err_out(rc);
+    auto counts = std::make_shared<std::vector<int>>(size_t(n));
+    for (int i = 0; i < n; ++i) {
+        if (!c_fits_int(recvcounts[i])) {
+            char msg[200];
+            std::snprintf(msg, sizeof msg, "%s: recvcounts[%d] exceeds what MPI_Reduce_scatter of the MPI underneath takes (int)",
+                          to.fn, i);
+            return raise_error(errh_of(comm), ABI_ERR_COUNT, msg);
+        }
+        (*counts)[size_t(i)] = int(recvcounts[i]);
+    }
+    void *s = c_buf(sendbuf);
+    if (to.mode == wide_to::blocking)
+        return err_out(MPI_Reduce_scatter(s, recvbuf, counts->data(), c_hin(datatype), c_op_in(op, datatype), c));
+    if (!to.request) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: request is NULL", to.fn);
+        return raise_error(to.errh, ABI_ERR_ARG, msg);
+    }
+    if (to.mode == wide_to::nonblocking)
+        return nonblocking_from(to.request, [counts, s, recvbuf, t = c_hin(datatype), o = c_op_in(op, datatype), c](MPI_Request *q) {
+            return MPI_Ireduce_scatter(s, recvbuf, counts->data(), t, o, c, q);
+        });
+    return persistent_from(to.request, to.errh, to.fn, true,
+                           [counts, s, recvbuf, t = c_type_kept(datatype), o = c_op_kept(op, datatype), c](MPI_Request *q) {
+                               return MPI_Ireduce_scatter(s, recvbuf, counts->data(), t, o, c, q);
+                           });
+}
+}  // namespace anympi::backend
+
+ANYMPI_MANUAL(MPI_Neighbor_allgatherv_c, fallback, "where the _c form is missing: one MPI_Neighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Neighbor_allgatherv_c
+    return err_out(MPI_Neighbor_allgatherv_c(c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts),
+                                             c_i64p(displs), c_hin(recvtype), c_hin(comm)));
+#else
+    return neighbour_wide(sendbuf, nullptr, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, nullptr,
+                          recvtype, comm, {});
+#endif
+}
+ANYMPI_MANUAL(MPI_Ineighbor_allgatherv_c, fallback, "where the _c form is missing: a request of anympi's over one MPI_Ineighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Ineighbor_allgatherv_c
+    return err_out(MPI_Ineighbor_allgatherv_c(c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts),
+                                              c_i64p(displs), c_hin(recvtype), c_hin(comm), c_hout(request)));
+#else
+    return neighbour_wide(sendbuf, nullptr, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, nullptr,
+                          recvtype, comm, ANYMPI_WIDE_NB("MPI_Ineighbor_allgatherv_c", comm));
+#endif
+}
+ANYMPI_MANUAL(MPI_Neighbor_allgatherv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ineighbor_allgatherv_c, or where that is missing one MPI_Ineighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
+{
+    (void)info;
+#if ANYMPI_HAVE_MPI_Ineighbor_allgatherv_c
+    return persistent_init(request, errh_of(comm), "MPI_Neighbor_allgatherv_init_c", true, MPI_Ineighbor_allgatherv_c,
+                           c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts),
+                           c_i64p(displs), c_type_kept(recvtype), c_hin(comm));
+#else
+    return neighbour_wide(sendbuf, nullptr, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, nullptr,
+                          recvtype, comm, ANYMPI_WIDE_INIT("MPI_Neighbor_allgatherv_init_c", comm));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Neighbor_alltoallv_c, fallback, "where the _c form is missing: one MPI_Neighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Neighbor_alltoallv_c
+    return err_out(MPI_Neighbor_alltoallv_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf),
+                                            c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm)));
+#else
+    return neighbour_wide(sendbuf, sendcounts, 0, sdispls, nullptr, sendtype, recvbuf, recvcounts, rdispls, nullptr, recvtype,
+                          comm, {});
+#endif
+}
+ANYMPI_MANUAL(MPI_Ineighbor_alltoallv_c, fallback, "where the _c form is missing: a request of anympi's over one MPI_Ineighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Ineighbor_alltoallv_c
+    return err_out(MPI_Ineighbor_alltoallv_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype),
+                                             c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype),
+                                             c_hin(comm), c_hout(request)));
+#else
+    return neighbour_wide(sendbuf, sendcounts, 0, sdispls, nullptr, sendtype, recvbuf, recvcounts, rdispls, nullptr, recvtype,
+                          comm, ANYMPI_WIDE_NB("MPI_Ineighbor_alltoallv_c", comm));
+#endif
+}
+ANYMPI_MANUAL(MPI_Neighbor_alltoallv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ineighbor_alltoallv_c, or where that is missing one MPI_Ineighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
+{
+    (void)info;
+#if ANYMPI_HAVE_MPI_Ineighbor_alltoallv_c
+    return persistent_init(request, errh_of(comm), "MPI_Neighbor_alltoallv_init_c", true, MPI_Ineighbor_alltoallv_c,
+                           c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_type_kept(sendtype), c_buf(recvbuf),
+                           c_i64p(recvcounts), c_i64p(rdispls), c_type_kept(recvtype), c_hin(comm));
+#else
+    return neighbour_wide(sendbuf, sendcounts, 0, sdispls, nullptr, sendtype, recvbuf, recvcounts, rdispls, nullptr, recvtype,
+                          comm, ANYMPI_WIDE_INIT("MPI_Neighbor_alltoallv_init_c", comm));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Reduce_scatter_c, fallback, "where the _c form is missing: MPI_Reduce_scatter, every count checked to fit in int (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Reduce_scatter_c
+    return err_out(MPI_Reduce_scatter_c(c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype),
+                                        c_op_in(op, datatype), c_hin(comm)));
+#else
+    return reduce_scatter_narrow(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                 wide_to{wide_to::blocking, nullptr, errh_of(comm), "MPI_Reduce_scatter_c"});
+#endif
+}
+ANYMPI_MANUAL(MPI_Ireduce_scatter_c, fallback, "where the _c form is missing: a request of anympi's over MPI_Ireduce_scatter that keeps the int counts, each checked to fit (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Ireduce_scatter_c
+    return err_out(MPI_Ireduce_scatter_c(c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype),
+                                         c_op_in(op, datatype), c_hin(comm), c_hout(request)));
+#else
+    return reduce_scatter_narrow(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                 ANYMPI_WIDE_NB("MPI_Ireduce_scatter_c", comm));
+#endif
+}
+ANYMPI_MANUAL(MPI_Reduce_scatter_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ireduce_scatter_c, or where that is missing MPI_Ireduce_scatter with the int counts, each checked to fit (large_counts.cpp)")
+{
+    (void)info;
+#if ANYMPI_HAVE_MPI_Ireduce_scatter_c
+    return persistent_init(request, errh_of(comm), "MPI_Reduce_scatter_init_c", true, MPI_Ireduce_scatter_c, c_buf(sendbuf),
+                           c_buf(recvbuf), c_i64p(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm));
+#else
+    return reduce_scatter_narrow(sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                                 ANYMPI_WIDE_INIT("MPI_Reduce_scatter_init_c", comm));
 #endif
 }

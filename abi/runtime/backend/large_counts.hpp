@@ -83,6 +83,13 @@ int alltoallw_wide(const void *sendbuf, const abi_Count sendcounts[], const abi_
                    const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm,
                    const wide_to &to = {});
 
+// MPI_Neighbor_allgatherv_c (sendcounts null), _alltoallv_c (sendtypes and recvtypes null)
+// or _alltoallw_c (sendtype and recvtype unused) as one MPI_Neighbor_alltoallw.
+int neighbour_wide(const void *sendbuf, const abi_Count sendcounts[], abi_Count sendcount, const abi_Aint sdispls[],
+                   const abi_Datatype sendtypes[], abi_Datatype sendtype, void *recvbuf, const abi_Count recvcounts[],
+                   const abi_Aint rdispls[], const abi_Datatype recvtypes[], abi_Datatype recvtype, abi_Comm comm,
+                   const wide_to &to);
+
 // MPI_Get_count_c where the MPI has only the int form (which answers MPI_UNDEFINED past it).
 int get_count_wide(const abi_Status *status, abi_Datatype datatype, abi_Count *count);
 

@@ -32,6 +32,7 @@ const int abi_rank_consts[] = {ABI_ANY_SOURCE, ABI_PROC_NULL, ABI_ROOT};
 const int abi_flavors[] = {ABI_WIN_FLAVOR_CREATE, ABI_WIN_FLAVOR_ALLOCATE, ABI_WIN_FLAVOR_DYNAMIC, ABI_WIN_FLAVOR_SHARED};
 const int abi_models[] = {ABI_WIN_SEPARATE, ABI_WIN_UNIFIED};
 
+}  // namespace
 // Neighbourhood sizes of a process topology (for the datatype arrays of *_alltoallw).
 int neighbor_counts(MPI_Comm c, int *in, int *out)
 {
@@ -54,6 +55,7 @@ int neighbor_counts(MPI_Comm c, int *in, int *out)
     }
     return rc;
 }
+namespace {
 
 thread_local int lastusedcode_value;
 
@@ -262,17 +264,20 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw, forwarded, "the datatype arrays have one e
                                           rdispls, c_harr_in(recvtypes, in), c));
 }
 
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_c
-ANYMPI_MANUAL(MPI_Neighbor_alltoallw_c, forwarded, "the datatype arrays have one entry per neighbour (from the topology)")
+ANYMPI_MANUAL(MPI_Neighbor_alltoallw_c, fallback, "the datatype arrays have one entry per neighbour (from the topology); where the _c form is missing, one MPI_Neighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
 {
+#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_c
     MPI_Comm c = to_native(comm);
     int in = 0, out = 0;
     int rc = neighbor_counts(c, &in, &out);
     if (rc != MPI_SUCCESS) return err_out(rc);
     return err_out(MPI_Neighbor_alltoallw_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), c_harr_in(sendtypes, out),
                                             recvbuf, c_i64p(recvcounts), c_i64p(rdispls), c_harr_in(recvtypes, in), c));
-}
+#else
+    return neighbour_wide(sendbuf, sendcounts, 0, sdispls, sendtypes, nullptr, recvbuf, recvcounts, rdispls, recvtypes,
+                          nullptr, comm, {});
 #endif
+}
 
 // Nonblocking and persistent forms: Open MPI 4.1 reads the datatype arrays again when the
 // operation completes (to release the datatypes it retained), so the native arrays are
@@ -390,15 +395,18 @@ ANYMPI_MANUAL(MPI_Ineighbor_alltoallw, forwarded, "the datatype arrays have one 
                                  request ? &r : nullptr);
     return t.kept_for(rc, r, request);
 }
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
-ANYMPI_MANUAL(MPI_Ineighbor_alltoallw_c, forwarded, "the datatype arrays have one entry per neighbour; kept until the request completes (see manual.cpp)")
+ANYMPI_MANUAL(MPI_Ineighbor_alltoallw_c, fallback, "the datatype arrays have one entry per neighbour; kept until the request completes (see manual.cpp); where the _c form is missing, a request of anympi's over one MPI_Ineighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
 {
+#if ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
     ANYMPI_ALLTOALLW_NEIGHBORS
     rc = MPI_Ineighbor_alltoallw_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf, c_i64p(recvcounts),
                                    c_i64p(rdispls), t.recv, c, request ? &r : nullptr);
     return t.kept_for(rc, r, request);
-}
+#else
+    return neighbour_wide(sendbuf, sendcounts, 0, sdispls, sendtypes, nullptr, recvbuf, recvcounts, rdispls, recvtypes,
+                          nullptr, comm, wide_to{wide_to::nonblocking, request, errh_of(comm), "MPI_Ineighbor_alltoallw_c"});
 #endif
+}
 ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, fallback, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp); where the MPI lacks it, anympi's persistent request over MPI_Ineighbor_alltoallw")
 {
     ANYMPI_ALLTOALLW_NEIGHBORS
@@ -417,16 +425,30 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, fallback, "the datatype arrays have o
                            });
 #endif
 }
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
-ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init_c, forwarded, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp)")
+ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init_c, fallback, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp); where the MPI lacks it, anympi's persistent request over MPI_Ineighbor_alltoallw_c, or where that is missing over one MPI_Ineighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
 {
+#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
     ANYMPI_ALLTOALLW_NEIGHBORS
     rc = MPI_Neighbor_alltoallw_init_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf,
                                        c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, to_native(info),
                                        request ? &r : nullptr);
     return t.kept_for(rc, r, request);
-}
+#elif ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
+    ANYMPI_ALLTOALLW_NEIGHBORS
+    (void)info;
+    (void)r;
+    return persistent_from(request, errh_of(comm), "MPI_Neighbor_alltoallw_init_c", true,
+                           [t = std::move(t), kept = keep_types(sendtypes, out, recvtypes, in), sendbuf, sendcounts,
+                            sdispls, recvbuf, recvcounts, rdispls, c](MPI_Request *req) {
+                               return MPI_Ineighbor_alltoallw_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), t.send,
+                                                                recvbuf, c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, req);
+                           });
+#else
+    (void)info;
+    return neighbour_wide(sendbuf, sendcounts, 0, sdispls, sendtypes, nullptr, recvbuf, recvcounts, rdispls, recvtypes,
+                          nullptr, comm, wide_to{wide_to::persistent, request, errh_of(comm), "MPI_Neighbor_alltoallw_init_c"});
 #endif
+}
 #undef ANYMPI_ALLTOALLW_PEERS
 #undef ANYMPI_ALLTOALLW_NEIGHBORS
 

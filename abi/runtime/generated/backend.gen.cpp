@@ -63,16 +63,17 @@ ANYMPI_SIG_MPI_Ialltoallv_c;
 ANYMPI_SIG_MPI_Ialltoallw;
 ANYMPI_SIG_MPI_Ialltoallw_c;
 ANYMPI_SIG_MPI_Igatherv_c;
+ANYMPI_SIG_MPI_Ineighbor_allgatherv_c;
+ANYMPI_SIG_MPI_Ineighbor_alltoallv_c;
 ANYMPI_SIG_MPI_Ineighbor_alltoallw;
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
 ANYMPI_SIG_MPI_Ineighbor_alltoallw_c;
-#endif
 ANYMPI_SIG_MPI_Info_create_env;
 ANYMPI_SIG_MPI_Info_get_string;
 ANYMPI_SIG_MPI_Init;
 ANYMPI_SIG_MPI_Init_thread;
 ANYMPI_SIG_MPI_Initialized;
 ANYMPI_SIG_MPI_Intercomm_create_from_groups;
+ANYMPI_SIG_MPI_Ireduce_scatter_c;
 ANYMPI_SIG_MPI_Is_thread_main;
 ANYMPI_SIG_MPI_Iscatterv_c;
 ANYMPI_SIG_MPI_Isendrecv;
@@ -81,14 +82,14 @@ ANYMPI_SIG_MPI_Isendrecv_replace;
 ANYMPI_SIG_MPI_Isendrecv_replace_c;
 ANYMPI_SIG_MPI_Keyval_create;
 ANYMPI_SIG_MPI_Keyval_free;
+ANYMPI_SIG_MPI_Neighbor_allgatherv_c;
+ANYMPI_SIG_MPI_Neighbor_allgatherv_init_c;
+ANYMPI_SIG_MPI_Neighbor_alltoallv_c;
+ANYMPI_SIG_MPI_Neighbor_alltoallv_init_c;
 ANYMPI_SIG_MPI_Neighbor_alltoallw;
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_c
 ANYMPI_SIG_MPI_Neighbor_alltoallw_c;
-#endif
 ANYMPI_SIG_MPI_Neighbor_alltoallw_init;
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
 ANYMPI_SIG_MPI_Neighbor_alltoallw_init_c;
-#endif
 ANYMPI_SIG_MPI_Op_create;
 ANYMPI_SIG_MPI_Op_create_c;
 ANYMPI_SIG_MPI_Op_free;
@@ -100,6 +101,8 @@ ANYMPI_SIG_MPI_Precv_init;
 ANYMPI_SIG_MPI_Precv_init_c;
 ANYMPI_SIG_MPI_Psend_init;
 ANYMPI_SIG_MPI_Psend_init_c;
+ANYMPI_SIG_MPI_Reduce_scatter_c;
+ANYMPI_SIG_MPI_Reduce_scatter_init_c;
 ANYMPI_SIG_MPI_Request_free;
 ANYMPI_SIG_MPI_Request_get_status;
 ANYMPI_SIG_MPI_Scatterv_c;
@@ -830,11 +833,6 @@ ANYMPI_WIDE(MPI_Ineighbor_allgather_c, MPI_Ineighbor_allgather, errh_of(comm), t
 ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_allgather_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Ineighbor_allgatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Ineighbor_allgatherv_c
-ANYMPI_FWD(MPI_Ineighbor_allgatherv_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_allgatherv_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Ineighbor_alltoall, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ineighbor_alltoall_c
 ANYMPI_FWD(MPI_Ineighbor_alltoall_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
@@ -844,14 +842,6 @@ ANYMPI_WIDE(MPI_Ineighbor_alltoall_c, MPI_Ineighbor_alltoall, errh_of(comm), tru
 ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_alltoall_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Ineighbor_alltoallv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Ineighbor_alltoallv_c
-ANYMPI_FWD(MPI_Ineighbor_alltoallv_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_alltoallv_c, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if !ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
-ANYMPI_UNSUPPORTED_OUT(MPI_Ineighbor_alltoallw_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Info_create, (c_hout(info)))
 ANYMPI_FWD(MPI_Info_delete, (c_hin(info), key))
 ANYMPI_FWD(MPI_Info_dup, (c_hin(info), c_hout(newinfo)))
@@ -881,11 +871,6 @@ ANYMPI_NARROW_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", "sendbuf", send
 ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Ireduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Ireduce_scatter_c
-ANYMPI_FWD(MPI_Ireduce_scatter_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_scatter_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Ireduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
 ANYMPI_FWD(MPI_Ireduce_scatter_block_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
@@ -970,24 +955,12 @@ ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init_c, MPI_Ineighbor_allgather, errh_o
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_allgather_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Neighbor_allgatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Neighbor_allgatherv_c
-ANYMPI_FWD(MPI_Neighbor_allgatherv_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Neighbor_allgatherv_c, errh_of(comm), "not provided by this MPI")
-#endif
 #if ANYMPI_HAVE_MPI_Neighbor_allgatherv_init
 ANYMPI_FWD(MPI_Neighbor_allgatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgatherv
 ANYMPI_PERSISTENT(MPI_Neighbor_allgatherv_init, MPI_Ineighbor_allgatherv, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_allgatherv_init, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_allgatherv_init_c
-ANYMPI_FWD(MPI_Neighbor_allgatherv_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Ineighbor_allgatherv_c
-ANYMPI_PERSISTENT(MPI_Neighbor_allgatherv_init_c, MPI_Ineighbor_allgatherv_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_type_kept(recvtype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_allgatherv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Neighbor_alltoall, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Neighbor_alltoall_c
@@ -1014,30 +987,12 @@ ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init_c, MPI_Ineighbor_alltoall, errh_of(
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoall_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Neighbor_alltoallv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallv_c
-ANYMPI_FWD(MPI_Neighbor_alltoallv_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Neighbor_alltoallv_c, errh_of(comm), "not provided by this MPI")
-#endif
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallv_init
 ANYMPI_FWD(MPI_Neighbor_alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoallv
 ANYMPI_PERSISTENT(MPI_Neighbor_alltoallv_init, MPI_Ineighbor_alltoallv, errh_of(comm), true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoallv_init, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if ANYMPI_HAVE_MPI_Neighbor_alltoallv_init_c
-ANYMPI_FWD(MPI_Neighbor_alltoallv_init_c, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_hin(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Ineighbor_alltoallv_c
-ANYMPI_PERSISTENT(MPI_Neighbor_alltoallv_init_c, MPI_Ineighbor_alltoallv_c, errh_of(comm), true, (c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(rdispls), c_type_kept(recvtype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoallv_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if !ANYMPI_HAVE_MPI_Neighbor_alltoallw_c
-ANYMPI_UNSUPPORTED(MPI_Neighbor_alltoallw_c, errh_of(comm), "not provided by this MPI")
-#endif
-#if !ANYMPI_HAVE_MPI_Neighbor_alltoallw_init_c
-ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoallw_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Op_commutative, (c_hin(op), commute))
 ANYMPI_FWD_AS(MPI_Op_free, (c_hio(op)))
@@ -1143,11 +1098,6 @@ ANYMPI_CHUNKED(MPI_Reduce_local_c, MPI_Reduce_local, inbuf, inoutbuf, count, dat
 ANYMPI_UNSUPPORTED(MPI_Reduce_local_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Reduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Reduce_scatter_c
-ANYMPI_FWD(MPI_Reduce_scatter_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Reduce_scatter_c, errh_of(comm), "not provided by this MPI")
-#endif
 ANYMPI_FWD(MPI_Reduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_c
 ANYMPI_FWD(MPI_Reduce_scatter_block_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
@@ -1178,13 +1128,6 @@ ANYMPI_FWD(MPI_Reduce_scatter_init, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvc
 ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, MPI_Ireduce_scatter, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_init_c
-ANYMPI_FWD(MPI_Reduce_scatter_init_c, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Ireduce_scatter_c
-ANYMPI_PERSISTENT(MPI_Reduce_scatter_init_c, MPI_Ireduce_scatter_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_UNSUPPORTED(MPI_Register_datarep, errh_self(), "not yet converted: read_conversion_fn: callback")
 ANYMPI_UNSUPPORTED(MPI_Register_datarep_c, errh_self(), "not yet converted: read_conversion_fn: callback")

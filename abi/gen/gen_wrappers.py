@@ -70,6 +70,21 @@ FRONT_ONLY = {
 FRONT_FIRST = {"MPI_Initialized", "MPI_Finalized"}
 
 # Functions deliberately not provided, with the reason (everything else is generated or manual).
+# MPI_T events and sources where the MPI has none (Open MPI 4.1): the faithful answer is that
+# there are zero of them, not an error -- counts are 0 and every index, name and handle is
+# invalid, once MPI_T is initialized.  The body of each where the MPI lacks it (backend.hpp).
+NO_EVENTS = {
+    "MPI_T_event_get_num": "t_none_counted(num_events)",
+    "MPI_T_source_get_num": "t_none_counted(num_sources)",
+    "MPI_T_category_get_num_events": "t_none_in_category(cat_index, num_events)",
+    "MPI_T_category_get_events": "t_none_in_category(cat_index, nullptr)",
+    "MPI_T_event_get_index": "t_none_named(name, event_index)",
+    "MPI_T_source_get_info": "t_none_at(source_index)",
+    "MPI_T_source_get_timestamp": "t_none_at(source_index)",
+    **{f"MPI_T_event_{f}": "t_no_handle()" for f in ("callback_get_info", "callback_set_info", "copy", "get_source",
+                                                     "get_timestamp", "handle_get_info", "handle_set_info", "read")},
+}
+
 UNSUPPORTED = {
     "MPI_Abi_set_fortran_info": "anympi has no Fortran bindings to configure",
     "MPI_Abi_get_fortran_info": "anympi has no Fortran bindings",
@@ -716,6 +731,8 @@ def gen_backend(funcs, cls, haves, narrow, persistent):
                 if narrow.get(f.name) and not persistent.get(f.name):
                     via, _, narrowed = narrow[f.name]
                     L += [f"#elif ANYMPI_HAVE_{via}", narrowed]
+                if f.name in NO_EVENTS:
+                    unsup = f"ANYMPI_SIG_{f.name} {{ return {NO_EVENTS[f.name]}; }}"
                 L += ["#else", unsup, "#endif"]
         elif how[0] in ("unsupported", "front"):
             reason = how[1].replace('"', "'")
@@ -795,6 +812,8 @@ def gen_coverage(funcs, cls, haves, narrow, persistent, shunned):
                 why = "" if f.name in nf else f"not in {mpi}"
                 if f.name not in nf and narrow.get(f.name) and narrow[f.name][0] in nf:
                     st, why = "emulated", f"through {narrow[f.name][0]}, {narrow[f.name][1]}"
+                if f.name not in nf and f.name in NO_EVENTS:
+                    st, why = "emulated", "the MPI has no events or sources: there are zero of them (counts 0; every index, name and handle invalid)"
                 via = [v for v, _ in persistent.get(f.name) or [] if v in nf]
                 if f.name not in nf and via:
                     st = "emulated"

@@ -559,6 +559,44 @@ int raise_error(errh_obj o, int abi_class, const char *msg);
 
 extern void *const dispatch_table[ANYMPI_NFUNCS];
 
+// MPI_T events and sources where the MPI has none (NO_EVENTS in the generator): zero of them.
+// MPI_T's state is the MPI's own, read through a call every MPI-3 MPI_T has.
+inline int t_initialized()
+{
+    int n = 0;
+    return err_out(MPI_T_category_get_num(&n));
+}
+inline int t_none_counted(int *num)
+{
+    if (int rc = t_initialized()) return rc;
+    if (!num) return ABI_T_ERR_INVALID;
+    *num = 0;
+    return 0;
+}
+inline int t_none_in_category(int cat_index, int *num)
+{
+    int n = 0;
+    if (int rc = err_out(MPI_T_category_get_num(&n))) return rc;
+    if (cat_index < 0 || cat_index >= n) return ABI_T_ERR_INVALID_INDEX;
+    if (num) *num = 0;
+    return 0;
+}
+inline int t_none_named(const char *name, int *index)
+{
+    if (int rc = t_initialized()) return rc;
+    return !name || !index ? ABI_T_ERR_INVALID : ABI_T_ERR_INVALID_NAME;
+}
+inline int t_none_at(int)
+{
+    if (int rc = t_initialized()) return rc;
+    return ABI_T_ERR_INVALID_INDEX;
+}
+inline int t_no_handle()
+{
+    if (int rc = t_initialized()) return rc;
+    return ABI_T_ERR_INVALID_HANDLE;
+}
+
 // Neighbourhood sizes of a process topology (manual.cpp): the length of its per-neighbour arrays.
 int neighbor_counts(MPI_Comm c, int *in, int *out);
 void after_native_init();     // the world model started: native_error_classes, emulated types

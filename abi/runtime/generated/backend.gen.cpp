@@ -1514,7 +1514,7 @@ ANYMPI_FWD(MPI_T_category_get_cvars, (cat_index, len, indices))
 #if ANYMPI_HAVE_MPI_T_category_get_events
 ANYMPI_FWD(MPI_T_category_get_events, (cat_index, len, indices))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_category_get_events, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_category_get_events { return t_none_in_category(cat_index, nullptr); }
 #endif
 ANYMPI_FWD(MPI_T_category_get_index, (name, cat_index))
 ANYMPI_FWD(MPI_T_category_get_info, (cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories))
@@ -1522,7 +1522,7 @@ ANYMPI_FWD(MPI_T_category_get_num, (num_cat))
 #if ANYMPI_HAVE_MPI_T_category_get_num_events
 ANYMPI_FWD(MPI_T_category_get_num_events, (cat_index, num_events))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_category_get_num_events, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_category_get_num_events { return t_none_in_category(cat_index, num_events); }
 #endif
 ANYMPI_FWD(MPI_T_category_get_pvars, (cat_index, len, indices))
 ANYMPI_FWD(MPI_T_cvar_get_index, (name, cvar_index))
@@ -1537,55 +1537,55 @@ ANYMPI_UNSUPPORTED(MPI_T_enum_get_item, errh_self(), "not yet converted: value: 
 #if ANYMPI_HAVE_MPI_T_event_callback_get_info
 ANYMPI_FWD(MPI_T_event_callback_get_info, (c_tin(event_registration), c_cin<cat::t_cb_safety>(cb_safety), c_hout(info_used)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_T_event_callback_get_info, errh_self(), "not provided by this MPI", info_used)
+ANYMPI_SIG_MPI_T_event_callback_get_info { return t_no_handle(); }
 #endif
 #if ANYMPI_HAVE_MPI_T_event_callback_set_info
 ANYMPI_FWD(MPI_T_event_callback_set_info, (c_tin(event_registration), c_cin<cat::t_cb_safety>(cb_safety), c_hin(info)))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_event_callback_set_info, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_event_callback_set_info { return t_no_handle(); }
 #endif
 #if ANYMPI_HAVE_MPI_T_event_copy
 ANYMPI_FWD(MPI_T_event_copy, (c_tin(event_instance), buffer))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_event_copy, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_event_copy { return t_no_handle(); }
 #endif
 #if ANYMPI_HAVE_MPI_T_event_get_index
 ANYMPI_FWD(MPI_T_event_get_index, (name, event_index))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_event_get_index, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_event_get_index { return t_none_named(name, event_index); }
 #endif
 ANYMPI_UNSUPPORTED_OUT(MPI_T_event_get_info, errh_self(), "not yet converted: array_of_datatypes: array length 'num_elements' is not an input parameter", info)
 #if ANYMPI_HAVE_MPI_T_event_get_num
 ANYMPI_FWD(MPI_T_event_get_num, (num_events))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_event_get_num, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_event_get_num { return t_none_counted(num_events); }
 #endif
 #if ANYMPI_HAVE_MPI_T_event_get_source
 ANYMPI_FWD(MPI_T_event_get_source, (c_tin(event_instance), source_index))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_event_get_source, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_event_get_source { return t_no_handle(); }
 #endif
 #if ANYMPI_HAVE_MPI_T_event_get_timestamp
 ANYMPI_FWD(MPI_T_event_get_timestamp, (c_tin(event_instance), c_i64p(event_timestamp)))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_event_get_timestamp, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_event_get_timestamp { return t_no_handle(); }
 #endif
 ANYMPI_UNSUPPORTED(MPI_T_event_handle_alloc, errh_self(), "not yet converted: obj_handle: MPI object bound to a tool variable (pointer to a handle of unknown kind)")
 ANYMPI_UNSUPPORTED(MPI_T_event_handle_free, errh_self(), "not yet converted: free_cb_function: callback")
 #if ANYMPI_HAVE_MPI_T_event_handle_get_info
 ANYMPI_FWD(MPI_T_event_handle_get_info, (c_tin(event_registration), c_hout(info_used)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_T_event_handle_get_info, errh_self(), "not provided by this MPI", info_used)
+ANYMPI_SIG_MPI_T_event_handle_get_info { return t_no_handle(); }
 #endif
 #if ANYMPI_HAVE_MPI_T_event_handle_set_info
 ANYMPI_FWD(MPI_T_event_handle_set_info, (c_tin(event_registration), c_hin(info)))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_event_handle_set_info, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_event_handle_set_info { return t_no_handle(); }
 #endif
 #if ANYMPI_HAVE_MPI_T_event_read
 ANYMPI_FWD(MPI_T_event_read, (c_tin(event_instance), c_cin<cat::undefined>(element_index), buffer))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_event_read, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_event_read { return t_no_handle(); }
 #endif
 ANYMPI_UNSUPPORTED(MPI_T_event_register_callback, errh_self(), "not yet converted: event_cb_function: callback")
 ANYMPI_UNSUPPORTED(MPI_T_event_set_dropped_handler, errh_self(), "not yet converted: dropped_cb_function: callback")
@@ -1607,17 +1607,17 @@ ANYMPI_FWD(MPI_T_pvar_write, (c_tin(session), c_tin(handle), c_buf(buf)))
 #if ANYMPI_HAVE_MPI_T_source_get_info
 ANYMPI_FWD(MPI_T_source_get_info, (source_index, name, name_len, desc, desc_len, c_cout<cat::t_source_order>(ordering), c_i64p(ticks_per_second), c_i64p(max_ticks), c_hout(info)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_T_source_get_info, errh_self(), "not provided by this MPI", info)
+ANYMPI_SIG_MPI_T_source_get_info { return t_none_at(source_index); }
 #endif
 #if ANYMPI_HAVE_MPI_T_source_get_num
 ANYMPI_FWD(MPI_T_source_get_num, (num_sources))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_source_get_num, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_source_get_num { return t_none_counted(num_sources); }
 #endif
 #if ANYMPI_HAVE_MPI_T_source_get_timestamp
 ANYMPI_FWD(MPI_T_source_get_timestamp, (source_index, c_i64p(timestamp)))
 #else
-ANYMPI_UNSUPPORTED(MPI_T_source_get_timestamp, errh_self(), "not provided by this MPI")
+ANYMPI_SIG_MPI_T_source_get_timestamp { return t_none_at(source_index); }
 #endif
 
 // The dispatch table, in fn_index.h order.

@@ -536,7 +536,8 @@ def narrow_line(f, byname, cls):
     bufs = [p.name for p in f.params if p.kind == "BUFFER"]
     blocking = not any(base(p.ctype) == "MPI_Request *" for p in f.params)
     reduction = is_reduction(f) and any(base(p.ctype) == "MPI_Op" for p in f.params)
-    chunked = reduction and blocking and len(bufs) == 2 and "scatter" not in f.name.lower()
+    chunked = reduction and len(bufs) == 2 and "scatter" not in f.name.lower() and (
+        blocking or f.name[:-2] in ("MPI_Iallreduce", "MPI_Ireduce", "MPI_Iscan", "MPI_Iexscan"))
     names = {p.name for p in f.params}
     pairs = []
     for i, (pc, pb) in enumerate(zip(f.params, b.params)):
@@ -582,6 +583,10 @@ def narrow_line(f, byname, cls):
         count = next(p.name for p in f.params if base(p.ctype) == "MPI_Count")
         dt = next(p.name for p in f.params if base(p.ctype) == "MPI_Datatype")
         conv = ["s_" if c == f"c_buf({bufs[0]})" else "r_" if c == f"c_buf({bufs[1]})" else c for c in conv]
+        if not blocking:  # each chunk its own native request, all in one request of anympi's
+            conv = ["q_" if c == "c_hout(request)" else c for c in conv]
+            return b.name, "in chunks of 2^30 elements, one request of anympi's over them", guarded(
+                f, f"ANYMPI_CHUNKED_NB({f.name}, {b.name}, {bufs[0]}, {bufs[1]}, {count}, {dt}, ({', '.join(conv)}))")
         return b.name, "in chunks of 2^30 elements", guarded(
             f, f"ANYMPI_CHUNKED({f.name}, {b.name}, {bufs[0]}, {bufs[1]}, {count}, {dt}, ({', '.join(conv)}))")
     if pairs:

@@ -127,6 +127,16 @@ static void big(unsigned char *s, unsigned char *r)
         int seeds[4] = {20, 21, 22, 23};
         CHECK_EQ(seen(r, N, seeds, size, 0, N), 0);
     }
+    /* and nonblocking: over Open MPI 4.1, one request of anympi's over int-sized chunks */
+    paint(r, N, 40 + rank);
+    {
+        MPI_Request q = MPI_REQUEST_NULL;
+        MPI_OK(MPI_Iallreduce_c(MPI_IN_PLACE, r, N, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD, &q));
+        MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        CHECK(q == MPI_REQUEST_NULL);
+        int seeds[4] = {40, 41, 42, 43};
+        CHECK_EQ(seen(r, N, seeds, size, 0, N), 0);
+    }
 
     /* gatherv to rank 0: the last rank's N bytes at 0, every other rank's 16 bytes past it, at
      * displacements beyond INT_MAX */

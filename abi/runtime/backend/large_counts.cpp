@@ -691,3 +691,76 @@ ANYMPI_MANUAL(MPI_Reduce_scatter_init_c, fallback, "anympi's persistent request:
                                  ANYMPI_WIDE_INIT("MPI_Reduce_scatter_init_c", comm));
 #endif
 }
+
+// ---------------------------------------------------------------- nonblocking reductions
+namespace anympi::backend {
+namespace {
+// A nonblocking reduction past INT_MAX: its chunks' native requests, all started at once (every
+// rank chunks alike, so they match in order); complete when every chunk is.
+struct chunked_request final : emulated_request {
+    std::vector<MPI_Request> parts;
+    chunked_request() : emulated_request(false) {}
+    ~chunked_request() override
+    {
+        for (MPI_Request &q : parts)
+            if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
+    }
+    static void collective_status(MPI_Status *st)
+    {
+        if (st == MPI_STATUS_IGNORE) return;
+        st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG, st->MPI_ERROR = MPI_SUCCESS;
+        MPI_Status_set_elements(st, MPI_BYTE, 0);
+        MPI_Status_set_cancelled(st, 0);
+    }
+    int test(bool complete, int *done, MPI_Status *st) override
+    {
+        *done = 1;
+        if (complete) {
+            if (int rc = MPI_Testall(int(parts.size()), parts.data(), done, MPI_STATUSES_IGNORE)) return rc;
+        } else {
+            for (MPI_Request q : parts) {
+                if (int rc = MPI_Request_get_status(q, done, MPI_STATUS_IGNORE)) return rc;
+                if (!*done) break;
+            }
+        }
+        if (*done) collective_status(st);
+        if (*done && complete) active = false;
+        return MPI_SUCCESS;
+    }
+    int wait(MPI_Status *st) override
+    {
+        active = false;
+        int rc = MPI_Waitall(int(parts.size()), parts.data(), MPI_STATUSES_IGNORE);
+        collective_status(st);
+        return rc;
+    }
+    int cancel() override { return ABI_ERR_REQUEST; }  // not allowed on a collective
+};
+}  // namespace
+
+int reduce_chunked_nb(abi_Request *request, void *send, void *recv, abi_Count count, MPI_Datatype t,
+                      int (*call)(void *ctx, void *s, void *r, int n, MPI_Request *q), void *ctx)
+{
+    if (count <= INT_MAX || !request) {  // the native call itself (which judges a null request)
+        MPI_Request n = MPI_REQUEST_NULL;
+        int rc = call(ctx, send, recv, count < INT_MIN ? -1 : count > INT_MAX ? INT_MAX : int(count), request ? &n : nullptr);
+        if (request) *request = to_abi<abi_Request>(n);
+        return err_out(rc);
+    }
+    MPI_Aint ext = 0;
+    if (int rc = chunk_extent(t, &ext)) return err_out(rc);
+    auto at = [ext](void *p, abi_Count off) -> void * {
+        if (p == MPI_IN_PLACE) return p;
+        return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(p) + uintptr_t(off * ext));
+    };
+    auto r = std::make_unique<chunked_request>();
+    for (abi_Count off = 0; off < count; off += reduce_chunk) {
+        const abi_Count n = count - off < reduce_chunk ? count - off : reduce_chunk;
+        MPI_Request q = MPI_REQUEST_NULL;
+        if (int rc = call(ctx, at(send, off), at(recv, off), int(n), &q)) return err_out(rc);
+        r->parts.push_back(q);
+    }
+    *request = adopt(std::move(r));
+    return 0;
+}
+}  // namespace anympi::backend

@@ -52,6 +52,12 @@ template <class F> int reduce_chunked(void *send, void *recv, abi_Count count, M
     return MPI_SUCCESS;
 }
 
+// A nonblocking reduction's count in chunks: within int, the native request itself (*native);
+// past it, every chunk's native request started now, all in one request of anympi's (*request,
+// requests.hpp) that completes when they all have.
+int reduce_chunked_nb(abi_Request *request, void *send, void *recv, abi_Count count, MPI_Datatype t,
+                      int (*call)(void *ctx, void *s, void *r, int n, MPI_Request *q), void *ctx);
+
 // An in-out MPI_Count position through an int one (MPI_Pack_c, MPI_Unpack_c): read, then
 // written back.
 struct narrow_io_proxy {
@@ -120,3 +126,19 @@ int get_count_wide(const abi_Status *status, abi_Datatype datatype, abi_Count *c
     }
 #define ANYMPI_CHUNKED(name, base, send, recv, count, datatype, args) \
     ANYMPI_CHUNKED_IF(name, 0, base, send, recv, count, datatype, args)
+// Its nonblocking form: args name s_, r_, n_ and the native request q_.
+#define ANYMPI_CHUNKED_NB_IF(name, check, base, send, recv, count, datatype, args)                \
+    ANYMPI_SIG_##name                                                                              \
+    {                                                                                              \
+        if (const int e_ = (check)) return e_;                                                     \
+        auto call_ = [&](void *s_, void *r_, int n_, MPI_Request *q_) { return base args; };       \
+        return ::anympi::backend::reduce_chunked_nb(                                               \
+            request, ::anympi::backend::c_buf(send), ::anympi::backend::c_buf(recv), count,        \
+            ::anympi::backend::c_hin(datatype),                                                    \
+            [](void *c_, void *s_, void *r_, int n_, MPI_Request *q_) {                            \
+                return (*static_cast<decltype(call_) *>(c_))(s_, r_, n_, q_);                      \
+            },                                                                                     \
+            &call_);                                                                               \
+    }
+#define ANYMPI_CHUNKED_NB(name, base, send, recv, count, datatype, args) \
+    ANYMPI_CHUNKED_NB_IF(name, 0, base, send, recv, count, datatype, args)

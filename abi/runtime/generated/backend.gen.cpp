@@ -768,7 +768,7 @@ ANYMPI_FWD(MPI_Iallreduce, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatyp
 #if ANYMPI_HAVE_MPI_Iallreduce_c
 ANYMPI_FWD(MPI_Iallreduce_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
-ANYMPI_NARROW(MPI_Iallreduce_c, MPI_Iallreduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
+ANYMPI_CHUNKED_NB(MPI_Iallreduce_c, MPI_Iallreduce, sendbuf, recvbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), q_))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iallreduce_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -802,7 +802,7 @@ ANYMPI_FWD(MPI_Iexscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype),
 #if ANYMPI_HAVE_MPI_Iexscan_c
 ANYMPI_FWD(MPI_Iexscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iexscan
-ANYMPI_NARROW(MPI_Iexscan_c, MPI_Iexscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
+ANYMPI_CHUNKED_NB(MPI_Iexscan_c, MPI_Iexscan, sendbuf, recvbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), q_))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iexscan_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -866,7 +866,7 @@ ANYMPI_FWD_IF(MPI_Ireduce, c_in_place_root("MPI_Ireduce", "sendbuf", sendbuf, ro
 #if ANYMPI_HAVE_MPI_Ireduce_c
 ANYMPI_FWD_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_NARROW_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", "sendbuf", sendbuf, root, comm), MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hout(request)))
+ANYMPI_CHUNKED_NB_IF(MPI_Ireduce_c, c_in_place_root("MPI_Ireduce_c", "sendbuf", sendbuf, root, comm), MPI_Ireduce, sendbuf, recvbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), q_))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -891,7 +891,7 @@ ANYMPI_FWD(MPI_Iscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c
 #if ANYMPI_HAVE_MPI_Iscan_c
 ANYMPI_FWD(MPI_Iscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Iscan
-ANYMPI_NARROW(MPI_Iscan_c, MPI_Iscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
+ANYMPI_CHUNKED_NB(MPI_Iscan_c, MPI_Iscan, sendbuf, recvbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), q_))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Iscan_c, errh_of(comm), "not provided by this MPI", request)
 #endif

@@ -5,9 +5,10 @@
 //
 // Open MPI 4.1 is an MPI-3.1 and has none, so anympi keeps its own over the world model:
 //  - The native MPI is started (MPI_Init_thread) by the first of MPI_Init[_thread] and
-//    MPI_Session_init, and stopped at process exit: Open MPI cannot start again after its
-//    MPI_Finalize, and the standard lets a session begin after MPI_Finalize and after every
-//    earlier session has ended.  MPI_Initialized, MPI_Finalized and MPI_Is_thread_main answer
+//    MPI_Session_init.  Open MPI cannot start again after its MPI_Finalize, and the standard
+//    lets a session begin after MPI_Finalize and after every earlier session has ended: so a
+//    program that has begun a session keeps the MPI until process exit; one that never did
+//    ends it in MPI_Finalize, as natively (a session begun after that is refused).  MPI_Initialized, MPI_Finalized and MPI_Is_thread_main answer
 //    for the world model itself.
 //  - MPI_Finalize must still run MPI_COMM_SELF's attribute delete callbacks, in the reverse
 //    order of setting, while MPI works: so during the world model MPI_COMM_SELF is a native
@@ -51,6 +52,8 @@ struct no_session {
 namespace {
 std::mutex life_mutex;  // the native start, the world model's start and end, the sessions
 bool native_up = false;
+bool native_ended = false;   // MPI_Finalize ended it: Open MPI cannot start again
+bool sessions_used = false;  // a session was begun: the MPI stays until exit
 std::atomic<int> world{0};  // 0: before MPI_Init, 1: initialized, 2: finalized
 pthread_t world_thread;
 MPI_Comm world_self = MPI_COMM_NULL;    // the ABI's MPI_COMM_SELF while the world model is active
@@ -310,6 +313,14 @@ ANYMPI_MANUAL(MPI_Finalize, fallback, "where the MPI lacks sessions, the native 
         world_self = MPI_COMM_NULL;
     }
     world.store(2);
+    // A program that never began a session ends the MPI here, as natively (its threads and
+    // resources go now, not at exit); one that did keeps it for sessions to come.
+    if (!sessions_used) {
+        if (anympi_world != MPI_COMM_NULL) MPI_Comm_free(&anympi_world);
+        native_up = false;
+        native_ended = true;
+        return err_out(MPI_Finalize());
+    }
     return 0;
 #endif
 }
@@ -361,8 +372,16 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
     int rc;
     {
         std::lock_guard<std::mutex> g(life_mutex);
+        if (native_ended) {
+            delete s;
+            *session = reinterpret_cast<abi_Session>(ABI_SESSION_NULL);
+            return raise_error(errh_self(), ABI_ERR_OTHER,
+                               "MPI_Session_init: Open MPI 4.1 cannot start again after MPI_Finalize ended it (a program "
+                               "that begins a session before MPI_Finalize keeps the MPI until exit)");
+        }
         int provided = MPI_THREAD_SINGLE;
         rc = native_start(nullptr, nullptr, required, &provided, false);
+        if (rc == MPI_SUCCESS) sessions_used = true;
         if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(MPI_COMM_SELF, &s->errh);
         if (rc == MPI_SUCCESS) {
             MPI_Comm_set_name(s->errh, const_cast<char *>("MPI_Session (anympi)"));

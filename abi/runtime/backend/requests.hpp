@@ -59,6 +59,7 @@ emulated_request *find_emulated(abi_Request h);
 // Partitioned communication where the MPI lacks it (partitioned.cpp): its private
 // communicator, made once the MPI has started.
 void partitioned_world_init();
+void partitioned_world_end();  // before the native MPI_Finalize (sessions.cpp)
 
 // The completion calls over arrays that may hold anympi's requests (requests.cpp): each
 // completes those itself and hands the native ones, compacted, to the generated forward.

@@ -27,6 +27,7 @@
 #include "callbacks.hpp"
 #include "emulated_types.hpp"
 #include "sessions.hpp"
+#include "requests.hpp"
 
 #include <atomic>
 #include <cstdio>
@@ -114,6 +115,7 @@ void native_stop()
     MPI_Finalized(&fin);
     if (fin) return;
     if (anympi_world != MPI_COMM_NULL) MPI_Comm_free(&anympi_world);
+    partitioned_world_end();
     MPI_Finalize();
 }
 
@@ -299,6 +301,7 @@ ANYMPI_MANUAL(MPI_Init_thread, forwarded, "registers the error classes the MPI u
 ANYMPI_MANUAL(MPI_Finalize, fallback, "where the MPI lacks sessions, the native MPI stops at exit: MPI_COMM_SELF is the world model's own, freed here (sessions.cpp)")
 {
 #if ANYMPI_NATIVE_HAS_SESSIONS
+    partitioned_world_end();
     return err_out(MPI_Finalize());
 #else
     if (world.load() != 1)
@@ -319,6 +322,7 @@ ANYMPI_MANUAL(MPI_Finalize, fallback, "where the MPI lacks sessions, the native 
         if (anympi_world != MPI_COMM_NULL) MPI_Comm_free(&anympi_world);
         native_up = false;
         native_ended = true;
+        partitioned_world_end();
         return err_out(MPI_Finalize());
     }
     return 0;

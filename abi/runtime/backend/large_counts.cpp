@@ -707,10 +707,8 @@ struct chunked_request final : emulated_request {
     }
     static void collective_status(MPI_Status *st)
     {
-        if (st == MPI_STATUS_IGNORE) return;
-        st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG, st->MPI_ERROR = MPI_SUCCESS;
-        MPI_Status_set_elements(st, MPI_BYTE, 0);
-        MPI_Status_set_cancelled(st, 0);
+        empty_status(st);
+        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
     }
     int test(bool complete, int *done, MPI_Status *st) override
     {
@@ -749,15 +747,11 @@ int reduce_chunked_nb(abi_Request *request, void *send, void *recv, abi_Count co
     }
     MPI_Aint ext = 0;
     if (int rc = chunk_extent(t, &ext)) return err_out(rc);
-    auto at = [ext](void *p, abi_Count off) -> void * {
-        if (p == MPI_IN_PLACE) return p;
-        return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(p) + uintptr_t(off * ext));
-    };
     auto r = std::make_unique<chunked_request>();
     for (abi_Count off = 0; off < count; off += reduce_chunk) {
         const abi_Count n = count - off < reduce_chunk ? count - off : reduce_chunk;
         MPI_Request q = MPI_REQUEST_NULL;
-        if (int rc = call(ctx, at(send, off), at(recv, off), int(n), &q)) return err_out(rc);
+        if (int rc = call(ctx, chunk_at(send, off, ext), chunk_at(recv, off, ext), int(n), &q)) return err_out(rc);
         r->parts.push_back(q);
     }
     *request = adopt(std::move(r));

@@ -36,15 +36,18 @@ struct wide_pairs {
 // element, so chunks give the same result; the first error ends it.
 int chunk_extent(MPI_Datatype t, MPI_Aint *extent);
 inline constexpr abi_Count reduce_chunk = abi_Count(1) << 30;
+// Where the chunk at element off begins (MPI_IN_PLACE stays itself).
+inline void *chunk_at(void *p, abi_Count off, MPI_Aint ext)
+{
+    if (p == MPI_IN_PLACE) return p;
+    return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(p) + uintptr_t(off * ext));
+}
 template <class F> int reduce_chunked(void *send, void *recv, abi_Count count, MPI_Datatype t, F call)
 {
     if (count <= INT_MAX) return call(send, recv, count < INT_MIN ? -1 : int(count));
     MPI_Aint ext = 0;
     if (int rc = chunk_extent(t, &ext)) return rc;
-    auto at = [ext](void *p, abi_Count off) -> void * {
-        if (p == MPI_IN_PLACE) return p;
-        return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(p) + uintptr_t(off * ext));
-    };
+    auto at = [ext](void *p, abi_Count off) { return chunk_at(p, off, ext); };
     for (abi_Count off = 0; off < count; off += reduce_chunk) {
         const abi_Count n = count - off < reduce_chunk ? count - off : reduce_chunk;
         if (int rc = call(at(send, off), at(recv, off), int(n))) return rc;

@@ -177,11 +177,7 @@ struct psend final : partitioned {
         if (proc_null) std::fill(done.begin(), done.begin() + started, 1);
         else if (int rc = progress(started)) return rc;
         *flag = leading_done() == partitions;
-        if (*flag && st != MPI_STATUS_IGNORE) {
-            st->MPI_SOURCE = MPI_ANY_SOURCE, st->MPI_TAG = MPI_ANY_TAG;
-            MPI_Status_set_elements(st, MPI_BYTE, 0);
-            MPI_Status_set_cancelled(st, 0);
-        }
+        if (*flag) empty_status(st);
         if (*flag && complete) active = false;
         return MPI_SUCCESS;
     }

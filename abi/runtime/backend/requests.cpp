@@ -69,15 +69,6 @@ int not_a_request(const char *fn)
     return raise_error(errh_self(), ABI_ERR_REQUEST, msg);
 }
 
-// The empty status of an inactive persistent request (MPI-4.1 3.7.3).
-void empty_status(MPI_Status *st)
-{
-    if (st == MPI_STATUS_IGNORE) return;
-    st->MPI_SOURCE = MPI_ANY_SOURCE;
-    st->MPI_TAG = MPI_ANY_TAG;
-    MPI_Status_set_elements(st, MPI_BYTE, 0);
-    MPI_Status_set_cancelled(st, 0);
-}
 
 // After a completion: a nonpersistent request is gone, a persistent one inactive.
 void finish(abi_Request *h, emulated_request *r)
@@ -121,6 +112,16 @@ int test_one(abi_Request *h, emulated_request *r, int *done, abi_Status *status)
     return rc;
 }
 }  // namespace
+
+// The empty status (MPI-4.1 3.7.3): of an inactive persistent request, of a completed collective.
+void empty_status(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE) return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    MPI_Status_set_elements(st, MPI_BYTE, 0);
+    MPI_Status_set_cancelled(st, 0);
+}
 
 emulated_request *find_emulated(abi_Request h) { return lookup(h); }
 

@@ -56,6 +56,7 @@ inline bool holds_emulated(int count, const abi_Request reqs[])
 // The handle of a new request of anympi's; the request of a handle (null if none such lives).
 abi_Request adopt(std::unique_ptr<emulated_request> r);
 emulated_request *find_emulated(abi_Request h);
+void empty_status(MPI_Status *st);
 // Partitioned communication where the MPI lacks it (partitioned.cpp): its private
 // communicator, made once the MPI has started.
 void partitioned_world_init();

@@ -20,3 +20,8 @@ set(ANYMPI_TEST_ENV
     OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
     UCX_MEM_MMAP_HOOK_MODE=none UCX_MEM_MALLOC_HOOKS=no
     ANYMPI_TEST_SCALE=10)
+# LeakSanitizer's tracer sometimes faults at exit by itself: such a run is run once more
+# (tests/sanitizers/rerun_if_lsan_tracer_faults says when, and why that hides no finding).
+if(ANYMPI_SANITIZE MATCHES "address")
+  set(ANYMPI_TEST_LAUNCHER ${san_dir}/rerun_if_lsan_tracer_faults)
+endif()

@@ -659,6 +659,12 @@ def unsupported_line(f, reason):
     return f'ANYMPI_UNSUPPORTED_RET({f.name}, {obj}, "{reason}", {abi_type(f.ret)})'
 
 
+# The persistent reductions whose _c form runs, where the MPI has only the int form, in chunks
+# of 2^30 elements at every MPI_Start (chunked_nb, large_counts.hpp): two buffers and one
+# count, reduced element by element.
+CHUNKED_REDUCTIONS = ("Allreduce", "Reduce", "Scan", "Exscan")
+
+
 def persistent_lines(f, byname, cls):
     """For a persistent collective MPI_X_init[_c] that an MPI may lack: [(needed native function,
     line)] that emulate it with anympi's own request, which MPI_Start starts as the nonblocking
@@ -683,13 +689,16 @@ def persistent_lines(f, byname, cls):
                 [(base(q.ctype), q.array) for q in f.params[:-2]] if args is not None else
                 [(base(q.ctype).replace("MPI_Count", "int"), q.array) for q in f.params[:-2]]):
             continue
-        if args is None:  # a _c one through the int form: scalar counts only, checked at init
+        nb_call = nb.name
+        if args is None and coll in CHUNKED_REDUCTIONS:  # in int-sized chunks at every start
+            nb_call, fits, args = f"chunked_nb<{nb.name}>{{}}", "true", kept
+        elif args is None:  # a _c one through the int form: scalar counts only, checked at init
             if any(q.array and "MPI_Count" in q.ctype for q in f.params):
                 continue
             checks = [f"c_fits_int({q.name})" for q in f.params[:-2] if base(q.ctype) == "MPI_Count"]
             args = [f"int({q.name})" if base(q.ctype) == "MPI_Count" else a for q, a in zip(f.params[:-2], kept)]
             fits = " && ".join(checks) or "true"
-        line = f"ANYMPI_PERSISTENT({f.name}, {nb.name}, {first_errh_object(f)}, {fits}, ({', '.join(args)}))"
+        line = f"ANYMPI_PERSISTENT({f.name}, {nb_call}, {first_errh_object(f)}, {fits}, ({', '.join(args)}))"
         if f.name in IN_PLACE_ROOT:  # refused at init, as a native init would; the nonblocking call is later
             buf = IN_PLACE_ROOT[f.name]
             line = (f"ANYMPI_PERSISTENT_IF({f.name}, c_in_place_root_at_init(\"{f.name}\", \"{buf}\", {buf}, root, comm), "
@@ -822,8 +831,10 @@ def gen_coverage(funcs, cls, haves, narrow, persistent, shunned):
                 via = [v for v, _ in persistent.get(f.name) or [] if v in nf]
                 if f.name not in nf and via:
                     st = "emulated"
+                    line = dict(persistent[f.name])[via[0]]
                     why = f"anympi's persistent request; MPI_Start starts {via[0]}" + (
-                        "" if via[0].endswith("_c") or not f.name.endswith("_c") else " (counts must fit in int)")
+                        "" if via[0].endswith("_c") or not f.name.endswith("_c") else
+                        " in chunks of 2^30 elements" if "chunked_nb<" in line else " (counts must fit in int)")
             elif how[0] == "manual":
                 if how[1] == "extended":
                     st, why = ("forwarded", how[2]) if f.name in nf else ("unsupported", f"not in {mpi}")

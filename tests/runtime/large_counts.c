@@ -138,6 +138,22 @@ static void big(unsigned char *s, unsigned char *r)
         CHECK_EQ(seen(r, N, seeds, size, 0, N), 0);
     }
 
+    /* and persistent, started twice: over Open MPI 4.1 every start runs the chunks again */
+    {
+        MPI_Request q = MPI_REQUEST_NULL;
+        MPI_OK(MPI_Allreduce_init_c(MPI_IN_PLACE, r, N, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD, MPI_INFO_NULL, &q));
+        for (int round = 0; round < 2; ++round) {
+            paint(r, N, 50 + 4 * round + rank);
+            MPI_OK(MPI_Start(&q));
+            int done = 0;
+            while (!done) MPI_OK(MPI_Test(&q, &done, MPI_STATUS_IGNORE));
+            CHECK(q != MPI_REQUEST_NULL);
+            int seeds[4] = {50 + 4 * round, 51 + 4 * round, 52 + 4 * round, 53 + 4 * round};
+            CHECK_EQ(seen(r, N, seeds, size, 0, N), 0);
+        }
+        MPI_OK(MPI_Request_free(&q));
+    }
+
     /* gatherv to rank 0: the last rank's N bytes at 0, every other rank's 16 bytes past it, at
      * displacements beyond INT_MAX */
     paint(s, N, 30 + rank);
@@ -510,6 +526,32 @@ static void small_collectives(void)
     if (rank > 0) CHECK_EQ(w[2], 3L * rank);
     MPI_OK(MPI_Reduce_local_c(v, w, 3, MPI_LONG, MPI_SUM));
     if (rank > 0) CHECK_EQ(w[2], 3L * rank + 3);
+
+    /* persistent reductions, each started twice with new data, all four in one MPI_Startall;
+     * over Open MPI 4.1 each start is one int-sized chunk of the int form's nonblocking call */
+    long a[3], b[4][3];
+    MPI_Request q[4];
+    MPI_OK(MPI_Allreduce_init_c(a, b[0], 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q[0]));
+    MPI_OK(MPI_Reduce_init_c(a, b[1], 3, MPI_LONG, MPI_MAX, size - 1, MPI_COMM_WORLD, MPI_INFO_NULL, &q[1]));
+    MPI_OK(MPI_Scan_init_c(a, b[2], 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q[2]));
+    MPI_OK(MPI_Exscan_init_c(a, b[3], 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &q[3]));
+    for (long round = 1; round <= 2; ++round) {
+        a[0] = round * rank, a[1] = round, a[2] = -round * rank;
+        for (int i = 0; i < 4; ++i) b[i][0] = b[i][1] = b[i][2] = -99;
+        MPI_OK(MPI_Startall(4, q));
+        MPI_OK(MPI_Waitall(4, q, MPI_STATUSES_IGNORE));
+        CHECK_EQ(b[0][0], round * size * (size - 1) / 2);
+        CHECK_EQ(b[0][1], round * size);
+        if (rank == size - 1) CHECK_EQ(b[1][0], round * (size - 1));
+        if (rank == size - 1) CHECK_EQ(b[1][2], 0L);
+        CHECK_EQ(b[2][0], round * rank * (rank + 1) / 2);
+        CHECK_EQ(b[2][2], -round * rank * (rank + 1) / 2);
+        if (rank > 0) CHECK_EQ(b[3][1], round * rank);
+    }
+    for (int i = 0; i < 4; ++i) {
+        CHECK(q[i] != MPI_REQUEST_NULL);  /* inactive, not freed */
+        MPI_OK(MPI_Request_free(&q[i]));
+    }
 }
 
 static void small_rma(void)

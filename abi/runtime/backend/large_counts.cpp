@@ -694,48 +694,6 @@ ANYMPI_MANUAL(MPI_Reduce_scatter_init_c, fallback, "anympi's persistent request:
 
 // ---------------------------------------------------------------- nonblocking reductions
 namespace anympi::backend {
-namespace {
-// A nonblocking reduction past INT_MAX: its chunks' native requests, all started at once (every
-// rank chunks alike, so they match in order); complete when every chunk is.
-struct chunked_request final : emulated_request {
-    std::vector<MPI_Request> parts;
-    chunked_request() : emulated_request(false) {}
-    ~chunked_request() override
-    {
-        for (MPI_Request &q : parts)
-            if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
-    }
-    static void collective_status(MPI_Status *st)
-    {
-        empty_status(st);
-        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
-    }
-    int test(bool complete, int *done, MPI_Status *st) override
-    {
-        *done = 1;
-        if (complete) {
-            if (int rc = MPI_Testall(int(parts.size()), parts.data(), done, MPI_STATUSES_IGNORE)) return rc;
-        } else {
-            for (MPI_Request q : parts) {
-                if (int rc = MPI_Request_get_status(q, done, MPI_STATUS_IGNORE)) return rc;
-                if (!*done) break;
-            }
-        }
-        if (*done) collective_status(st);
-        if (*done && complete) active = false;
-        return MPI_SUCCESS;
-    }
-    int wait(MPI_Status *st) override
-    {
-        active = false;
-        int rc = MPI_Waitall(int(parts.size()), parts.data(), MPI_STATUSES_IGNORE);
-        collective_status(st);
-        return rc;
-    }
-    int cancel() override { return ABI_ERR_REQUEST; }  // not allowed on a collective
-};
-}  // namespace
-
 int reduce_chunked_nb(abi_Request *request, void *send, void *recv, abi_Count count, MPI_Datatype t,
                       int (*call)(void *ctx, void *s, void *r, int n, MPI_Request *q), void *ctx)
 {
@@ -745,16 +703,12 @@ int reduce_chunked_nb(abi_Request *request, void *send, void *recv, abi_Count co
         if (request) *request = to_abi<abi_Request>(n);
         return err_out(rc);
     }
-    MPI_Aint ext = 0;
-    if (int rc = chunk_extent(t, &ext)) return err_out(rc);
-    auto r = std::make_unique<chunked_request>();
-    for (abi_Count off = 0; off < count; off += reduce_chunk) {
-        const abi_Count n = count - off < reduce_chunk ? count - off : reduce_chunk;
-        MPI_Request q = MPI_REQUEST_NULL;
-        if (int rc = call(ctx, chunk_at(send, off, ext), chunk_at(recv, off, ext), int(n), &q)) return err_out(rc);
-        r->parts.push_back(q);
-    }
-    *request = adopt(std::move(r));
-    return 0;
+    // Every chunk started now (every rank chunks alike, so they match in order), all in one
+    // request of anympi's; ctx is used only here.
+    return nonblocking_from(request, [=](std::vector<MPI_Request> &parts) {
+        return reduce_chunked(send, recv, count, t, [&](void *s, void *r, int n) {
+            return start_chunk(parts, [&](MPI_Request *q) { return call(ctx, s, r, n, q); });
+        });
+    });
 }
 }  // namespace anympi::backend

@@ -6,6 +6,8 @@
 
 #include "backend.hpp"
 
+#include <vector>
+
 namespace anympi::backend {
 
 // n elements of t as one native datatype (same type map, extent n * extent(t)), or the MPI's
@@ -60,6 +62,28 @@ template <class F> int reduce_chunked(void *send, void *recv, abi_Count count, M
 // requests.hpp) that completes when they all have.
 int reduce_chunked_nb(abi_Request *request, void *send, void *recv, abi_Count count, MPI_Datatype t,
                       int (*call)(void *ctx, void *s, void *r, int n, MPI_Request *q), void *ctx);
+// One chunk's nonblocking call, its request appended to parts when it starts.
+template <class F> int start_chunk(std::vector<MPI_Request> &parts, F call)
+{
+    MPI_Request q = MPI_REQUEST_NULL;
+    int rc = call(&q);
+    if (rc == MPI_SUCCESS) parts.push_back(q);
+    return rc;
+}
+// A persistent reduction's MPI_Start through NB, the int form's nonblocking call, in chunks
+// (one call while the count fits): ANYMPI_PERSISTENT(name, chunked_nb<NB>{}, ...) with the
+// arguments of the _c form, kept at init.
+template <auto NB> struct chunked_nb {
+    using several_calls = void;  // persistent_init (requests.hpp) hands it the requests
+    template <class... Rest>
+    int operator()(std::vector<MPI_Request> &parts, void *send, void *recv, abi_Count count, MPI_Datatype t,
+                   const Rest &...rest) const
+    {
+        return reduce_chunked(send, recv, count, t, [&](void *s, void *r, int n) {
+            return start_chunk(parts, [&](MPI_Request *q) { return NB(s, r, n, t, rest..., q); });
+        });
+    }
+};
 
 // An in-out MPI_Count position through an int one (MPI_Pack_c, MPI_Unpack_c): read, then
 // written back.

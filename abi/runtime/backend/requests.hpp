@@ -10,6 +10,8 @@
 #include "backend.hpp"
 
 #include <memory>
+#include <type_traits>
+#include <vector>
 
 namespace anympi::backend {
 
@@ -107,37 +109,66 @@ inline op_kept c_op_kept(abi_Op op, abi_Datatype t) { return op_kept(op, t); }
 bool free_deferred(handle_kind k, uintptr_t native);
 extern std::atomic<long> pinned_alive;
 
-// A collective of anympi's over one native nonblocking call: start(r) makes it, with the
-// arguments converted (and kept) at init.  Persistent: MPI_Start starts it each time; else
-// (nonblocking_from) it is started once, and what start holds lives until it completes.
+// A collective of anympi's over native nonblocking calls: start makes them, with the arguments
+// converted (and kept) at init -- one call, start(MPI_Request *), or several, as a reduction's
+// int-sized chunks, start(std::vector<MPI_Request> &) appending each.  Persistent: MPI_Start
+// starts it each time; else (nonblocking_from) it is started once, and what start holds lives
+// until it completes.
 template <class Start> struct persistent_collective final : emulated_request {
     Start start_nb;
-    MPI_Request native = MPI_REQUEST_NULL;
+    std::vector<MPI_Request> natives;  // its capacity stays from one start to the next
     explicit persistent_collective(Start s, bool persistent_ = true)
         : emulated_request(persistent_), start_nb(std::move(s)) {}
     ~persistent_collective() override
     {
-        if (native != MPI_REQUEST_NULL) MPI_Request_free(&native);  // freed while active (erroneous)
+        for (MPI_Request &q : natives)  // freed while active (erroneous)
+            if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
+    }
+    int start_natives()
+    {
+        natives.clear();
+        if constexpr (std::is_invocable_v<Start &, std::vector<MPI_Request> &>) return start_nb(natives);
+        else return start_nb(&natives.emplace_back(MPI_REQUEST_NULL));
     }
     int start() override
     {
         if (active) return MPI_ERR_REQUEST;
-        int rc = start_nb(&native);
+        int rc = start_natives();
         if (rc == MPI_SUCCESS) active = true;
         return rc;
     }
+    // One native call gives its own status; several, a collective's empty one.
     int test(bool complete, int *done, MPI_Status *st) override
     {
-        int rc = complete ? MPI_Test(&native, done, st) : MPI_Request_get_status(native, done, st);
+        int rc = MPI_SUCCESS;
+        if (natives.size() == 1) {
+            rc = complete ? MPI_Test(&natives[0], done, st) : MPI_Request_get_status(natives[0], done, st);
+        } else if (complete) {
+            rc = MPI_Testall(int(natives.size()), natives.data(), done, MPI_STATUSES_IGNORE);
+            if (rc == MPI_SUCCESS && *done) collective_status(st);
+        } else {
+            *done = 1;
+            for (MPI_Request q : natives)
+                if ((rc = MPI_Request_get_status(q, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS || !*done) break;
+            if (rc == MPI_SUCCESS && *done) collective_status(st);
+        }
         if (rc == MPI_SUCCESS && *done && complete) active = false;
         return rc;
     }
     int wait(MPI_Status *st) override
     {
         active = false;
-        return MPI_Wait(&native, st);
+        if (natives.size() == 1) return MPI_Wait(&natives[0], st);
+        int rc = MPI_Waitall(int(natives.size()), natives.data(), MPI_STATUSES_IGNORE);
+        collective_status(st);
+        return rc;
     }
     int cancel() override { return ABI_ERR_REQUEST; }  // not allowed on a collective
+    static void collective_status(MPI_Status *st)
+    {
+        empty_status(st);
+        if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = MPI_SUCCESS;
+    }
 };
 
 // A persistent collective of anympi's: start(r) starts the nonblocking collective.  A count
@@ -161,17 +192,22 @@ template <class Start> int persistent_from(abi_Request *request, errh_obj o, con
 template <class Start> int nonblocking_from(abi_Request *request, Start start)
 {
     auto r = std::make_unique<persistent_collective<Start>>(std::move(start), false);
-    if (int rc = r->start_nb(&r->native)) return err_out(rc);
+    if (int rc = r->start_natives()) return err_out(rc);
     *request = adopt(std::move(r));
     return 0;
 }
 // MPI_X_init emulated (ANYMPI_PERSISTENT): the arguments are converted, and their datatypes
 // and op kept, once here; MPI_Start calls nb with them.
+// A start in several calls (chunked_nb, large_counts.hpp) takes the requests' vector first.
 template <class NB, class... T>
 int persistent_init(abi_Request *request, errh_obj o, const char *fn, bool fits, NB nb, T &&...args)
 {
-    return persistent_from(request, o, fn, fits,
-                           [nb, ... a = std::forward<T>(args)](MPI_Request *r) { return nb(a..., r); });
+    if constexpr (requires { typename NB::several_calls; })
+        return persistent_from(request, o, fn, fits,
+                               [nb, ... a = std::forward<T>(args)](std::vector<MPI_Request> &r) { return nb(r, a...); });
+    else
+        return persistent_from(request, o, fn, fits,
+                               [nb, ... a = std::forward<T>(args)](MPI_Request *r) { return nb(a..., r); });
 }
 
 }  // namespace anympi::backend

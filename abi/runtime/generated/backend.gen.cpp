@@ -244,7 +244,7 @@ ANYMPI_FWD(MPI_Allreduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(d
 #elif ANYMPI_HAVE_MPI_Iallreduce_c
 ANYMPI_PERSISTENT(MPI_Allreduce_init_c, MPI_Iallreduce_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
-ANYMPI_PERSISTENT(MPI_Allreduce_init_c, MPI_Iallreduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allreduce_init_c, chunked_nb<MPI_Iallreduce>{}, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allreduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -412,7 +412,7 @@ ANYMPI_FWD(MPI_Exscan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(data
 #elif ANYMPI_HAVE_MPI_Iexscan_c
 ANYMPI_PERSISTENT(MPI_Exscan_init_c, MPI_Iexscan_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iexscan
-ANYMPI_PERSISTENT(MPI_Exscan_init_c, MPI_Iexscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Exscan_init_c, chunked_nb<MPI_Iexscan>{}, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1085,7 +1085,7 @@ ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", "sendbuf",
 #elif ANYMPI_HAVE_MPI_Ireduce_c
 ANYMPI_PERSISTENT_IF(MPI_Reduce_init_c, c_in_place_root_at_init("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), MPI_Ireduce_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_PERSISTENT_IF(MPI_Reduce_init_c, c_in_place_root_at_init("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), MPI_Ireduce, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Reduce_init_c, c_in_place_root_at_init("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), chunked_nb<MPI_Ireduce>{}, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1198,7 +1198,7 @@ ANYMPI_FWD(MPI_Scan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(dataty
 #elif ANYMPI_HAVE_MPI_Iscan_c
 ANYMPI_PERSISTENT(MPI_Scan_init_c, MPI_Iscan_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iscan
-ANYMPI_PERSISTENT(MPI_Scan_init_c, MPI_Iscan, errh_of(comm), c_fits_int(count), (c_buf(sendbuf), c_buf(recvbuf), int(count), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Scan_init_c, chunked_nb<MPI_Iscan>{}, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif

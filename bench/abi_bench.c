@@ -129,6 +129,64 @@ static void handle_calls(double scale) {
   MEASURE("reduce_local_user_op", n, { MPI_Reduce_local(in4, inout4, 4, MPI_INT, user_op); sink = inout4[0]; });
   MPI_Op_free(&user_op);
 
+  /* the message path: a window of 64 sends to self and 64 receives completed by one
+   * MPI_Waitall (OSU's message-rate shape, without the network); per window */
+  enum { WINDOW = 64 };
+  long w = counting ? 50 : iterations(20000, scale);
+  char wsend[WINDOW][8], wrecv[WINDOW][8];
+  MPI_Request wreq[2 * WINDOW];
+  memset(wsend, 1, sizeof wsend);
+  MEASURE("window_64_self_8B", w, {
+    for (int k = 0; k < WINDOW; ++k)
+      MPI_Irecv(wrecv[k], 8, MPI_BYTE, 0, 3, MPI_COMM_SELF, &wreq[WINDOW + k]);
+    for (int k = 0; k < WINDOW; ++k)
+      MPI_Isend(wsend[k], 8, MPI_BYTE, 0, 3, MPI_COMM_SELF, &wreq[k]);
+    MPI_Waitall(2 * WINDOW, wreq, MPI_STATUSES_IGNORE);
+    sink = wrecv[WINDOW - 1][0];
+  });
+
+  /* completion calls alone: MPI_Waitall over 1024 completed requests with statuses (the
+   * receives from MPI_PROC_NULL complete at once), and MPI_Test on a receive nobody matches */
+  enum { MANY = 1024 };
+  static MPI_Request many[MANY];
+  static MPI_Status many_st[MANY];
+  static int many_buf[MANY];
+  long a = counting ? 20 : iterations(2000, scale);
+  MEASURE("irecv_1024_waitall_statuses", a, {
+    for (int k = 0; k < MANY; ++k)
+      MPI_Irecv(&many_buf[k], 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &many[k]);
+    MPI_Waitall(MANY, many, many_st);
+    sink = many_st[MANY - 1].MPI_TAG;
+  });
+  MPI_Request pending;
+  int flag = 0;
+  MPI_Status pst;
+  check(MPI_Irecv(&recvbuf, 1, MPI_INT, 0, 99, MPI_COMM_SELF, &pending), "MPI_Irecv");
+  MEASURE("test_pending", n, { MPI_Test(&pending, &flag, &pst); sink = flag; });
+  check(MPI_Cancel(&pending), "MPI_Cancel");
+  check(MPI_Wait(&pending, MPI_STATUS_IGNORE), "MPI_Wait");
+
+  /* arrays of handles in and out: a nonblocking alltoallw on MPI_COMM_SELF, and decoding a
+   * derived type */
+  int one = 1, zero = 0, wout = 0;
+  MPI_Datatype int_type = MPI_INT;
+  MEASURE("ialltoallw_self_wait", m, {
+    MPI_Ialltoallw(&sendbuf, &one, &zero, &int_type, &wout, &one, &zero, &int_type, MPI_COMM_SELF, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    sink = wout;
+  });
+  MPI_Datatype vec;
+  check(MPI_Type_vector(3, 2, 4, MPI_DOUBLE, &vec), "MPI_Type_vector");
+  int ni, na, nd, comb, ints[3];
+  MPI_Aint addrs[1];
+  MPI_Datatype types[1];
+  MEASURE("type_get_contents", n, {
+    MPI_Type_get_envelope(vec, &ni, &na, &nd, &comb);
+    MPI_Type_get_contents(vec, ni, na, nd, ints, addrs, types);
+    sink = ints[2] + comb;
+  });
+  MPI_Type_free(&vec);
+
   MPI_Type_free(&user_type);
   MPI_Comm_free(&dup);
 }

@@ -69,6 +69,17 @@ FRONT_ONLY = {
 # but which the backend still provides once it is.
 FRONT_FIRST = {"MPI_Initialized", "MPI_Finalized"}
 
+# Native functions called without switching the thread to the native scope (backend.hpp):
+# queries that read the object's own fields, make no progress and call no MPI function by
+# name, so nothing inside them can reach anympi's exports.  Saves the two TLS writes of the
+# switch on the calls programs make most often between messages.
+LEAF_CALLS = {f"MPI_{n}" for n in (
+    "Comm_rank", "Comm_size", "Comm_remote_size", "Comm_test_inter", "Group_rank", "Group_size",
+    "Type_size", "Type_size_x", "Type_size_c", "Type_get_extent", "Type_get_extent_x",
+    "Type_get_extent_c", "Type_get_true_extent", "Type_get_true_extent_x", "Type_get_true_extent_c",
+    "Wtime", "Wtick", "Query_thread", "Is_thread_main", "Get_count", "Get_count_c",
+    "Get_elements", "Get_elements_x", "Get_elements_c", "Test_cancelled")}
+
 # Functions deliberately not provided, with the reason (everything else is generated or manual).
 # MPI_T events and sources where the MPI has none (Open MPI 4.1): the faithful answer is that
 # there are zero of them, not an error -- counts are 0 and every index, name and handle is
@@ -779,11 +790,15 @@ def gen_native_calls(funcs):
     the backend's own calls, and each call runs with the thread in the native scope."""
     L = [f"/* native_calls.h -- the backend's calls of the native MPI. {HEADER_NOTE}",
          " * Included after the native mpi.h: MPI_X names native_call<slot, type of PMPI_X>{}, whose",
-         " * call runs the function resolved in the native library at load (backend.hpp). */",
+         " * call runs the function resolved in the native library at load (backend.hpp); `true`",
+         " * marks the leaf calls (LEAF_CALLS in the generator), made without the native scope. */",
          "#ifndef ANYMPI_NATIVE_CALLS_H", "#define ANYMPI_NATIVE_CALLS_H"]
+    unknown = LEAF_CALLS - {f.name for f in funcs}
+    assert not unknown, f"LEAF_CALLS names no such function: {sorted(unknown)}"
     for f in funcs:
+        leaf = ", true" if f.name in LEAF_CALLS else ""
         L += [f"#if ANYMPI_HAVE_{f.name}", f"#undef {f.name}",
-              f"#define {f.name} (::anympi::backend::native_call<ANYMPI_IX_{f.name}, decltype(&::P{f.name})>{{}})",
+              f"#define {f.name} (::anympi::backend::native_call<ANYMPI_IX_{f.name}, decltype(&::P{f.name}){leaf}>{{}})",
               "#endif"]
     L += ["#endif", ""]
     return "\n".join(L)

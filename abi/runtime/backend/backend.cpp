@@ -145,30 +145,6 @@ void after_native_init()
     partitioned_world_init();     // partitioned.cpp: its private communicator, where the MPI lacks it
 }
 
-void status_out(const MPI_Status &n, abi_Status *a)
-{
-    a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
-    a->MPI_TAG = tag_out(n.MPI_TAG);
-    a->MPI_ERROR = err_out(n.MPI_ERROR);
-    save_hidden(n, a->MPI_internal);
-}
-void status_in(const abi_Status *a, MPI_Status &n)
-{
-    n.MPI_SOURCE = rank_in(a->MPI_SOURCE);
-    n.MPI_TAG = tag_in(a->MPI_TAG);
-    n.MPI_ERROR = err_in(a->MPI_ERROR);
-    load_hidden(a->MPI_internal, n);
-}
-// After a native call on a status staged by status_in(a, n): *a is still the caller's, so
-// each native field is compared with what status_in made of the caller's field.
-void status_back(const MPI_Status &n, abi_Status *a)
-{
-    if (n.MPI_SOURCE != rank_in(a->MPI_SOURCE)) a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
-    if (n.MPI_TAG != tag_in(a->MPI_TAG)) a->MPI_TAG = tag_out(n.MPI_TAG);
-    if (n.MPI_ERROR != err_in(a->MPI_ERROR)) a->MPI_ERROR = err_out(n.MPI_ERROR);
-    save_hidden(n, a->MPI_internal); // unchanged hidden fields round-trip to the same bits
-}
-
 // ---------------------------------------------------------------- what is held for requests
 std::atomic<long> held_requests{0};
 namespace {

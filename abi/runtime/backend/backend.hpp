@@ -63,12 +63,18 @@ struct abi_scope {
 // Every MPI_X the backend names is native_call<slot, type of PMPI_X>{} (native_calls.h): the
 // function found in the native library at load, called in the native scope.  Converters'
 // proxies are arguments, so their conversions back run after the scope has ended.
-template <int Slot, class F> struct native_call;
-template <int Slot, class R, class... A> struct native_call<Slot, R (*)(A...)> {
+// A leaf (LEAF_CALLS in the generator: a query that calls no MPI function by name) needs no
+// scope.
+template <int Slot, class F, bool Leaf = false> struct native_call;
+template <int Slot, class R, class... A, bool Leaf> struct native_call<Slot, R (*)(A...), Leaf> {
     R operator()(A... a) const
     {
-        native_scope s_;
-        return reinterpret_cast<R (*)(A...)>(native_table[Slot])(a...);
+        if constexpr (Leaf) {
+            return reinterpret_cast<R (*)(A...)>(native_table[Slot])(a...);
+        } else {
+            native_scope s_;
+            return reinterpret_cast<R (*)(A...)>(native_table[Slot])(a...);
+        }
     }
 };
 }  // namespace anympi::backend
@@ -148,6 +154,10 @@ template <class A> inline A to_abi(native_t<A> n)
 {
     uintptr_t b = bits(n);
     constexpr handle_kind k = traits<A>::kind;
+    // The only predefined request is MPI_REQUEST_NULL, which every completed request becomes:
+    // one compare, not the reverse index's probe.
+    if constexpr (k == k_request)
+        return reinterpret_cast<A>(n == MPI_REQUEST_NULL ? traits<A>::null_abi : b);
     if (b - rev.lo[k] <= rev.hi[k] - rev.lo[k]) b = rev.find(k, b);
     return reinterpret_cast<A>(b);
 }
@@ -168,26 +178,27 @@ template <class A> inline void request_seen(uintptr_t before, uintptr_t after)
 // Keeps `block` (delete[]'d on release) for the native request r.
 void hold(MPI_Request r, std::unique_ptr<MPI_Datatype[]> block);
 
-template <class A> struct hout_proxy {
+// An output handle starts as the native null (what an error leaves behind); an in-out one as
+// the caller's, which *p still holds after the call, so what the call made of a request is
+// seen without keeping a copy.
+template <class A, bool In> struct hout_proxy {
     A *p;
-    native_t<A> n, before;
+    native_t<A> n;
     operator native_t<A> *() { return p ? &n : nullptr; }
-    ~hout_proxy()
+    __attribute__((always_inline)) ~hout_proxy()
     {
         if (!p) return;
-        request_seen<A>(bits(before), bits(n));
+        if constexpr (In) request_seen<A>(bits(to_native(*p)), bits(n));
         *p = to_abi<A>(n);
     }
 };
-template <class A> inline hout_proxy<A> c_hout(A *p)
+template <class A> inline hout_proxy<A, false> c_hout(A *p)
 {
-    auto null = to_native(reinterpret_cast<A>(traits<A>::null_abi));
-    return {p, null, null};
+    return {p, to_native(reinterpret_cast<A>(traits<A>::null_abi))};
 }
-template <class A> inline hout_proxy<A> c_hio(A *p)
+template <class A> inline hout_proxy<A, true> c_hio(A *p)
 {
-    auto v = p ? to_native(*p) : to_native(reinterpret_cast<A>(traits<A>::null_abi));
-    return {p, v, v};
+    return {p, to_native(p ? *p : reinterpret_cast<A>(traits<A>::null_abi))};
 }
 
 // For an output the native MPI may write after the call returns (MPI_Comm_idup's newcomm):
@@ -424,35 +435,85 @@ inline long long c_ret(long long a) { return a; }
 // from the caller's (status_in), and after the call status_back converts only the fields the
 // native MPI changed; every other field keeps the caller's ABI value.  The caller's status is
 // untouched during the call, so the staged values are recomputed from it, not stored.
-void status_out(const MPI_Status &n, abi_Status *a);
-void status_in(const abi_Status *a, MPI_Status &n);
-void status_back(const MPI_Status &n, abi_Status *a);
-struct st_proxy {
+inline void status_out(const MPI_Status &n, abi_Status *a)
+{
+    a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
+    a->MPI_TAG = tag_out(n.MPI_TAG);
+    a->MPI_ERROR = err_out(n.MPI_ERROR);
+    save_hidden(n, a->MPI_internal);
+}
+inline void status_in(const abi_Status *a, MPI_Status &n)
+{
+    n.MPI_SOURCE = rank_in(a->MPI_SOURCE);
+    n.MPI_TAG = tag_in(a->MPI_TAG);
+    n.MPI_ERROR = err_in(a->MPI_ERROR);
+    load_hidden(a->MPI_internal, n);
+}
+// After a native call on a status staged by status_in(a, n): *a is still the caller's, so
+// each native field is compared with what status_in made of the caller's field.
+inline void status_back(const MPI_Status &n, abi_Status *a)
+{
+    if (n.MPI_SOURCE != rank_in(a->MPI_SOURCE)) a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
+    if (n.MPI_TAG != tag_in(a->MPI_TAG)) a->MPI_TAG = tag_out(n.MPI_TAG);
+    if (n.MPI_ERROR != err_in(a->MPI_ERROR)) a->MPI_ERROR = err_out(n.MPI_ERROR);
+    save_hidden(n, a->MPI_internal); // unchanged hidden fields round-trip to the same bits
+}
+// An output status (the calls that complete, probe or receive) is staged more cheaply: the
+// public fields hold a value no MPI writes there, the hidden ones the caller's; after the call
+// each public field the native MPI wrote is converted, the others stay the caller's.  So a
+// call that wrote nothing (MPI_Test of a pending request) converts nothing, and one that wrote
+// only the count (ROMIO's file statuses) changes only the count.
+constexpr int status_unwritten = INT_MIN + 0x2a5;
+inline void status_stage_out(const abi_Status *a, MPI_Status &n)
+{
+    n.MPI_SOURCE = n.MPI_TAG = n.MPI_ERROR = status_unwritten;
+    load_hidden(a->MPI_internal, n);
+}
+inline void status_written_back(const MPI_Status &n, abi_Status *a)
+{
+    if (n.MPI_SOURCE != status_unwritten) a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
+    if (n.MPI_TAG != status_unwritten) a->MPI_TAG = tag_out(n.MPI_TAG);
+    if (n.MPI_ERROR != status_unwritten) [[unlikely]] a->MPI_ERROR = err_out(n.MPI_ERROR);
+    save_hidden(n, a->MPI_internal);
+}
+// in: read by the call (MPI_Get_count); io: read and written (MPI_Status_set_elements), staged
+// whole; out: written by the call, staged as above.  Inline: on the path of every completion.
+enum class st_use { in, io, out };
+template <st_use Use> struct st_proxy {
     abi_Status *p;
     MPI_Status n;
-    bool back;
-    st_proxy(abi_Status *a, bool back_) : p(a), back(back_) { if (p) status_in(p, n); }
+    __attribute__((always_inline)) explicit st_proxy(abi_Status *a) : p(a)
+    {
+        if (!p) return;
+        if constexpr (Use == st_use::out) status_stage_out(p, n);
+        else status_in(p, n);
+    }
     st_proxy(const st_proxy &) = delete;
     st_proxy &operator=(const st_proxy &) = delete;
     operator MPI_Status *() { return p ? &n : MPI_STATUS_IGNORE; }
-    ~st_proxy() { if (p && back) status_back(n, p); }
+    __attribute__((always_inline)) ~st_proxy()
+    {
+        if (!p) return;
+        if constexpr (Use == st_use::out) status_written_back(n, p);
+        else if constexpr (Use == st_use::io) status_back(n, p);
+    }
 };
-inline st_proxy c_st_out(abi_Status *p) { return st_proxy(p, true); }
-inline st_proxy c_st_io(abi_Status *p) { return st_proxy(p, true); }
-inline st_proxy c_st_in(const abi_Status *p) { return st_proxy(const_cast<abi_Status *>(p), false); }
-// Arrays: every entry staged; n (which Waitsome/Testsome lower to outcount after the call)
-// entries converted back.
+inline st_proxy<st_use::out> c_st_out(abi_Status *p) { return st_proxy<st_use::out>(p); }
+inline st_proxy<st_use::io> c_st_io(abi_Status *p) { return st_proxy<st_use::io>(p); }
+inline st_proxy<st_use::in> c_st_in(const abi_Status *p) { return st_proxy<st_use::in>(const_cast<abi_Status *>(p)); }
+// Arrays (output only): every entry staged; n (which Waitsome/Testsome lower to outcount after
+// the call) entries converted back.
 struct sts_proxy {
     abi_Status *p; long n;
     stage<MPI_Status> s;
     sts_proxy(abi_Status *a, long n_) : p(a), n(n_ < 0 ? 0 : n_), s(a ? n : 0)
     {
-        if (p) for (long i = 0; i < n; ++i) status_in(p + i, s.ptr[i]);
+        if (p) for (long i = 0; i < n; ++i) status_stage_out(p + i, s.ptr[i]);
     }
     sts_proxy(const sts_proxy &) = delete;
     sts_proxy &operator=(const sts_proxy &) = delete;
     operator MPI_Status *() { return p ? s.ptr : MPI_STATUSES_IGNORE; }
-    ~sts_proxy() { if (p) for (long i = 0; i < n; ++i) status_back(s.ptr[i], p + i); }
+    ~sts_proxy() { if (p) for (long i = 0; i < n; ++i) status_written_back(s.ptr[i], p + i); }
 };
 inline sts_proxy c_sts_out(abi_Status *p, long n) { return {p, n}; }
 

@@ -1,5 +1,5 @@
 // What differs between the native MPIs, in the few places it cannot be read from mpi.h.
-// The code for each lives in mpich.cpp / openmpi.cpp; everything else is shared.
+// The code for each lives here or in mpich.cpp / openmpi.cpp; everything else is shared.
 #pragma once
 #include <mpi.h>
 
@@ -16,9 +16,36 @@ namespace anympi::backend { struct no_session; using native_session = no_session
 #endif
 
 namespace anympi::backend {
-// The native status's non-public fields (count, cancelled) live in MPI_internal[].
-void save_hidden(const MPI_Status &n, int internal[5]);
-void load_hidden(const int internal[5], MPI_Status &n);
+// The native status's non-public fields (count, cancelled) live in MPI_internal[].  Inline:
+// every status a call returns passes through them.
+#if defined(ANYMPI_BACKEND_OPENMPI)
+// Open MPI's status: the public fields, then _cancelled and a size_t _ucount (24 bytes); the
+// two private fields take MPI_internal[0..2].
+static_assert(sizeof(MPI_Status) == 24);
+inline void save_hidden(const MPI_Status &n, int internal[5])
+{
+    internal[0] = n._cancelled;
+    __builtin_memcpy(&internal[1], &n._ucount, sizeof n._ucount);
+}
+inline void load_hidden(const int internal[5], MPI_Status &n)
+{
+    n._cancelled = internal[0];
+    __builtin_memcpy(&n._ucount, &internal[1], sizeof n._ucount);
+}
+#else
+// MPICH's status: count_lo, count_hi_and_cancelled, then the public fields.
+static_assert(sizeof(MPI_Status) == 20);
+inline void save_hidden(const MPI_Status &n, int internal[5])
+{
+    internal[0] = n.count_lo;
+    internal[1] = n.count_hi_and_cancelled;
+}
+inline void load_hidden(const int internal[5], MPI_Status &n)
+{
+    n.count_lo = internal[0];
+    n.count_hi_and_cancelled = internal[1];
+}
+#endif
 // Handles the native MPI lacks but can stand in for (e.g. MPI_ERRORS_ABORT on Open MPI 4.1).
 void native_fixups(uintptr_t pre[0x400]);
 // MPI_<Kind>_toint: the native Fortran integer, moved off the ABI's predefined range.

@@ -106,7 +106,7 @@ struct native_part {
 // Completes the active request r (at h) as MPI_Test would; *done when it did.
 int test_one(abi_Request *h, emulated_request *r, int *done, abi_Status *status)
 {
-    st_proxy st(status, true);
+    st_proxy<st_use::out> st(status);
     int rc = r->test(true, done, st);
     if (*done) finish(h, r);
     return rc;
@@ -142,7 +142,7 @@ int emulated_wait(abi_Request *request, abi_Status *status)
     if (!r) return not_a_request("MPI_Wait");
     int rc = MPI_SUCCESS;
     {
-        st_proxy st(status, true);
+        st_proxy<st_use::out> st(status);
         if (r->active) rc = r->wait(st);
         else empty_status(st);
     }
@@ -159,7 +159,7 @@ int emulated_test(abi_Request *request, int *flag, abi_Status *status)
     if (r->active) {
         rc = test_one(request, r, &done, status);
     } else {
-        st_proxy st(status, true);
+        st_proxy<st_use::out> st(status);
         empty_status(st);
     }
     if (flag) *flag = done;
@@ -172,7 +172,7 @@ int emulated_get_status(abi_Request request, int *flag, abi_Status *status)
     emulated_request *r = lookup(request);
     if (!r) return not_a_request("MPI_Request_get_status");
     int done = 1, rc = MPI_SUCCESS;
-    st_proxy st(status, true);
+    st_proxy<st_use::out> st(status);
     if (r->active) rc = r->test(false, &done, st);
     else empty_status(st);
     if (flag) *flag = done;
@@ -231,7 +231,7 @@ int mixed_waitall(int count, abi_Request reqs[], abi_Status statuses[])
         if (!is_emulated(reqs[i])) continue;
         emulated_request *r = lookup(reqs[i]);
         if (!r) return not_a_request("MPI_Waitall");
-        st_proxy st(statuses ? statuses + i : nullptr, true);
+        st_proxy<st_use::out> st(statuses ? statuses + i : nullptr);
         int e = r->active ? r->wait(st) : (empty_status(st), MPI_SUCCESS);
         if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = e;
         finish(&reqs[i], r);
@@ -264,7 +264,7 @@ int mixed_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[
     for (int i = 0; i < count; ++i) {
         if (!is_emulated(reqs[i])) continue;
         emulated_request *r = lookup(reqs[i]);
-        st_proxy st(statuses ? statuses + i : nullptr, true);
+        st_proxy<st_use::out> st(statuses ? statuses + i : nullptr);
         int done = 1;
         if (r->active) r->test(true, &done, st);
         else empty_status(st);
@@ -305,7 +305,7 @@ int mixed_testany(int count, abi_Request reqs[], int *index, int *flag, abi_Stat
     if (index) *index = ABI_UNDEFINED;
     if (flag) *flag = any_active ? 0 : 1;
     if (!any_active) {
-        st_proxy st(status, true);
+        st_proxy<st_use::out> st(status);
         empty_status(st);
     }
     return 0;

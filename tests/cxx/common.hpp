@@ -117,6 +117,17 @@ struct mpi::buffer_traits<test::traits_vbuf<T>> {
   static MPI_Datatype type(test::traits_vbuf<T> const&) { return MPI_INT; }
 };
 
+// All four refer to storage they do not own, so a nonblocking or persistent call may take
+// them as temporaries (buffer.hpp, buffer_outlives_call).
+template <class T>
+inline constexpr bool mpi::enable_borrowed_buffer<test::traits_buf<T>> = true;
+template <class T>
+inline constexpr bool mpi::enable_borrowed_buffer<test::traits_vbuf<T>> = true;
+template <class T>
+inline constexpr bool mpi::enable_borrowed_buffer<test::member_buf<T>> = true;
+template <class T>
+inline constexpr bool mpi::enable_borrowed_buffer<test::member_vbuf<T>> = true;
+
 namespace test {
 
 // Each kind turns int storage into a (const) buffer and a varying buffer.

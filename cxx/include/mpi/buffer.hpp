@@ -200,6 +200,29 @@ concept recv_buffer_w = data_buffer_w<T> && requires(T&& t) {
   { mpi::ptr(t) } -> std::convertible_to<void*>;
 };
 
+// A nonblocking (i*) or persistent (*_init, psend_init, precv_init) call gives MPI the
+// buffer's address and returns; MPI reads or writes the buffer until the operation completes,
+// long after a temporary passed to the call has been destroyed. Nothing in the core could own
+// such a temporary (the anympi:: layer will), so these calls take a buffer argument only if
+// its storage outlives the call: an lvalue (the caller's object), or an rvalue of a type that
+// refers to storage it does not own, whose destruction leaves that storage in place.
+//
+// Such view types are the borrowed ranges (std::span, std::string_view, std::ranges::subrange,
+// views of lvalues: std::ranges::enable_borrowed_range) and the core's mpi_span, mpi_span_v,
+// mpi_span_w and in_place_t. A type cannot say by itself that it owns nothing (std::array
+// and a struct with an array member hold their elements inside), so a view type of your own
+// says so, as for std::ranges:
+//   template <> inline constexpr bool mpi::enable_borrowed_buffer<my_view> = true;
+template <class T>
+inline constexpr bool enable_borrowed_buffer = std::ranges::enable_borrowed_range<T>;
+
+// B as a forwarding reference deduces it: T& for an lvalue, T for an rvalue.
+template <class B>
+concept buffer_outlives_call = std::is_lvalue_reference_v<B> || enable_borrowed_buffer<std::remove_cvref_t<B>>;
+// Every buffer argument of a call (the collectives' send and receive buffers).
+template <class... B>
+concept buffers_outlive_call = (buffer_outlives_call<B> && ...);
+
 namespace detail {
 template <class D>
 MPI_Datatype to_datatype(D const& d) {
@@ -303,6 +326,16 @@ struct in_place_t {
   MPI_Datatype mpi_type() const noexcept { return MPI_DATATYPE_NULL; }
 };
 inline constexpr in_place_t in_place{};
+
+// The core's views refer to the caller's storage (MPI_IN_PLACE and MPI_BOTTOM to none).
+template <class T>
+inline constexpr bool enable_borrowed_buffer<mpi_span<T>> = true;
+template <class T, class Count, class Displ>
+inline constexpr bool enable_borrowed_buffer<mpi_span_v<T, Count, Displ>> = true;
+template <class T, class Count, class Displ>
+inline constexpr bool enable_borrowed_buffer<mpi_span_w<T, Count, Displ>> = true;
+template <>
+inline constexpr bool enable_borrowed_buffer<in_place_t> = true;
 
 // A buffer addressed absolutely through MPI_BOTTOM (the datatype carries the addresses).
 template <datatype_handle D>

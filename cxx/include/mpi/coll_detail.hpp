@@ -179,19 +179,22 @@ struct in_place_varying {
 #define MPI_CXX_UNPAREN_(...) __VA_ARGS__
 
 // The three public forms of one collective, calling detail::<impl>_impl with the forms
-// detail::<name>_forms.
-#define MPI_CXX_COLL_VARIANTS_(name, impl, TPL, PARAMS, ARGS)                                     \
+// detail::<name>_forms. BUFFERS names the template parameters of its buffers: the
+// nonblocking and persistent forms take no temporary buffer (buffer_outlives_call).
+#define MPI_CXX_COLL_VARIANTS_(name, impl, TPL, PARAMS, ARGS, BUFFERS)                            \
   template <MPI_CXX_UNPAREN_ TPL, comm_handle C>                                                  \
   void name(MPI_CXX_UNPAREN_ PARAMS, C const& comm) {                                             \
     detail::impl##_impl<detail::mode::blocking>(detail::name##_forms, MPI_INFO_NULL, mpi::handle(comm), \
                                                 MPI_CXX_UNPAREN_ ARGS);                          \
   }                                                                                               \
   template <MPI_CXX_UNPAREN_ TPL, comm_handle C>                                                  \
+    requires buffers_outlive_call<MPI_CXX_UNPAREN_ BUFFERS>                                       \
   [[nodiscard]] request i##name(MPI_CXX_UNPAREN_ PARAMS, C const& comm) {                         \
     return detail::impl##_impl<detail::mode::nonblocking>(detail::name##_forms, MPI_INFO_NULL,    \
                                                           mpi::handle(comm), MPI_CXX_UNPAREN_ ARGS); \
   }                                                                                               \
   template <MPI_CXX_UNPAREN_ TPL, comm_handle C, info_handle I = info_view>                       \
+    requires buffers_outlive_call<MPI_CXX_UNPAREN_ BUFFERS>                                       \
   [[nodiscard]] request name##_init(MPI_CXX_UNPAREN_ PARAMS, C const& comm, I const& info = I{}) { \
     return detail::impl##_impl<detail::mode::persistent>(detail::name##_forms, mpi::handle(info), \
                                                          mpi::handle(comm), MPI_CXX_UNPAREN_ ARGS); \

@@ -130,8 +130,8 @@ auto reduce_scatter_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O
 }  // namespace detail
 
 // Reductions: the blocking form also accepts a callable on the element type. ARGS2 follow
-// the op (reduce's root), written with a leading comma.
-#define MPI_CXX_REDUCTION_VARIANTS_(name, impl, TPL, PARAMS, ARGS, PARAMS2, ARGS2)                 \
+// the op (reduce's root), written with a leading comma. BUFFERS as for MPI_CXX_COLL_VARIANTS_.
+#define MPI_CXX_REDUCTION_VARIANTS_(name, impl, TPL, PARAMS, ARGS, PARAMS2, ARGS2, BUFFERS)        \
   template <MPI_CXX_UNPAREN_ TPL, class Op, comm_handle C>                                          \
     requires detail::reduction_for<Op, detail::element_type_t<R>>                                   \
   void name(MPI_CXX_UNPAREN_ PARAMS, Op const& op MPI_CXX_UNPAREN_ PARAMS2, C const& comm) {        \
@@ -139,6 +139,7 @@ auto reduce_scatter_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O
                                                 MPI_CXX_UNPAREN_ ARGS, op MPI_CXX_UNPAREN_ ARGS2);   \
   }                                                                                                 \
   template <MPI_CXX_UNPAREN_ TPL, op_handle Op, comm_handle C>                                      \
+    requires buffers_outlive_call<MPI_CXX_UNPAREN_ BUFFERS>                                         \
   [[nodiscard]] request i##name(MPI_CXX_UNPAREN_ PARAMS, Op const& op MPI_CXX_UNPAREN_ PARAMS2,      \
                                 C const& comm) {                                                    \
     return detail::impl##_impl<detail::mode::nonblocking>(detail::name##_forms, MPI_INFO_NULL,      \
@@ -146,6 +147,7 @@ auto reduce_scatter_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O
                                                           op MPI_CXX_UNPAREN_ ARGS2);                \
   }                                                                                                 \
   template <MPI_CXX_UNPAREN_ TPL, op_handle Op, comm_handle C, info_handle I = info_view>           \
+    requires buffers_outlive_call<MPI_CXX_UNPAREN_ BUFFERS>                                         \
   [[nodiscard]] request name##_init(MPI_CXX_UNPAREN_ PARAMS, Op const& op MPI_CXX_UNPAREN_ PARAMS2,  \
                                     C const& comm, I const& info = I{}) {                           \
     return detail::impl##_impl<detail::mode::persistent>(detail::name##_forms, mpi::handle(info),   \
@@ -166,32 +168,34 @@ template <comm_handle C, info_handle I = info_view>
   return detail::barrier_impl<detail::mode::persistent>(detail::barrier_forms, mpi::handle(info), mpi::handle(comm));
 }
 
-MPI_CXX_COLL_VARIANTS_(bcast, bcast, (data_buffer B, rank_like Rt), (B&& buf, Rt const& root), (buf, root))
+MPI_CXX_COLL_VARIANTS_(bcast, bcast, (data_buffer B, rank_like Rt), (B&& buf, Rt const& root), (buf, root), (B))
 MPI_CXX_COLL_VARIANTS_(gather, whole, (send_buffer S, recv_buffer R, rank_like Rt), (S&& s, R&& r, Rt const& root),
-                       (s, r, root))
+                       (s, r, root), (S, R))
 MPI_CXX_COLL_VARIANTS_(gatherv, gatherv, (send_buffer S, recv_buffer_v R, rank_like Rt),
-                       (S&& s, R&& r, Rt const& root), (s, r, root))
+                       (S&& s, R&& r, Rt const& root), (s, r, root), (S, R))
 MPI_CXX_COLL_VARIANTS_(scatter, whole, (send_buffer S, recv_buffer R, rank_like Rt), (S&& s, R&& r, Rt const& root),
-                       (s, r, root))
+                       (s, r, root), (S, R))
 MPI_CXX_COLL_VARIANTS_(scatterv, scatterv, (send_buffer_v S, recv_buffer R, rank_like Rt),
-                       (S&& s, R&& r, Rt const& root), (s, r, root))
-MPI_CXX_COLL_VARIANTS_(allgather, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r))
-MPI_CXX_COLL_VARIANTS_(allgatherv, gatherv, (send_buffer S, recv_buffer_v R), (S&& s, R&& r), (s, r))
-MPI_CXX_COLL_VARIANTS_(alltoall, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r))
-MPI_CXX_COLL_VARIANTS_(alltoallw, alltoallv, (send_buffer_w S, recv_buffer_w R), (S&& s, R&& r), (s, r))
+                       (S&& s, R&& r, Rt const& root), (s, r, root), (S, R))
+MPI_CXX_COLL_VARIANTS_(allgather, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (S, R))
+MPI_CXX_COLL_VARIANTS_(allgatherv, gatherv, (send_buffer S, recv_buffer_v R), (S&& s, R&& r), (s, r), (S, R))
+MPI_CXX_COLL_VARIANTS_(alltoall, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (S, R))
+MPI_CXX_COLL_VARIANTS_(alltoallw, alltoallv, (send_buffer_w S, recv_buffer_w R), (S&& s, R&& r), (s, r), (S, R))
 // alltoallv: the send buffer is a varying buffer, or mpi::in_place.
 MPI_CXX_COLL_VARIANTS_(alltoallv, alltoallv, (detail::send_buffer_v_or_in_place S, recv_buffer_v R), (S&& s, R&& r),
-                       (s, r))
+                       (s, r), (S, R))
 
 MPI_CXX_REDUCTION_VARIANTS_(reduce, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r),
-                            (, rank_like auto const& root), (, root))
-MPI_CXX_REDUCTION_VARIANTS_(allreduce, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), ())
-MPI_CXX_REDUCTION_VARIANTS_(scan, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), ())
-MPI_CXX_REDUCTION_VARIANTS_(exscan, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), ())
+                            (, rank_like auto const& root), (, root), (S, R))
+MPI_CXX_REDUCTION_VARIANTS_(allreduce, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), (), (S, R))
+MPI_CXX_REDUCTION_VARIANTS_(scan, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), (), (S, R))
+MPI_CXX_REDUCTION_VARIANTS_(exscan, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), (), (S, R))
 MPI_CXX_REDUCTION_VARIANTS_(reduce_scatter_block, reduce_scatter, (send_buffer S, recv_buffer R), (S&& s, R&& r),
-                            (s, r), (), ())
+                            (s, r), (), (), (S, R))
+// MPI reads recvcounts until a nonblocking or persistent reduce_scatter completes: it is held
+// to the buffers' rule.
 MPI_CXX_REDUCTION_VARIANTS_(reduce_scatter, reduce_scatter, (send_buffer S, recv_buffer R, cnt_range K),
-                            (S&& s, R&& r, K const& recvcounts), (s, r), (), (, recvcounts))
+                            (S&& s, R&& r, K&& recvcounts), (s, r), (), (, recvcounts), (S, R, K))
 
 // MPI_Reduce_local: inout[i] = op(in[i], inout[i]).
 template <send_buffer S, recv_buffer R, class Op>

@@ -22,10 +22,13 @@ inline constexpr auto neighbor_alltoallv_forms = MPI_CXX_COLL_FORMS_(Neighbor_al
 inline constexpr auto neighbor_alltoallw_forms = MPI_CXX_COLL_FORMS_(Neighbor_alltoallw, neighbor_alltoallw);
 }  // namespace detail
 
-MPI_CXX_COLL_VARIANTS_(neighbor_allgather, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r))
-MPI_CXX_COLL_VARIANTS_(neighbor_allgatherv, gatherv, (send_buffer S, recv_buffer_v R), (S&& s, R&& r), (s, r))
-MPI_CXX_COLL_VARIANTS_(neighbor_alltoall, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r))
-MPI_CXX_COLL_VARIANTS_(neighbor_alltoallv, alltoallv, (send_buffer_v S, recv_buffer_v R), (S&& s, R&& r), (s, r))
-MPI_CXX_COLL_VARIANTS_(neighbor_alltoallw, alltoallv, (send_buffer_w S, recv_buffer_w R), (S&& s, R&& r), (s, r))
+MPI_CXX_COLL_VARIANTS_(neighbor_allgather, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (S, R))
+MPI_CXX_COLL_VARIANTS_(neighbor_allgatherv, gatherv, (send_buffer S, recv_buffer_v R), (S&& s, R&& r), (s, r),
+                       (S, R))
+MPI_CXX_COLL_VARIANTS_(neighbor_alltoall, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (S, R))
+MPI_CXX_COLL_VARIANTS_(neighbor_alltoallv, alltoallv, (send_buffer_v S, recv_buffer_v R), (S&& s, R&& r), (s, r),
+                       (S, R))
+MPI_CXX_COLL_VARIANTS_(neighbor_alltoallw, alltoallv, (send_buffer_w S, recv_buffer_w R), (S&& s, R&& r), (s, r),
+                       (S, R))
 
 }  // namespace mpi

@@ -68,18 +68,21 @@ auto sendrecv_replace(MPI_Status* st, B& buf, RD const& dest, TS const& sendtag,
 
 // send / isend / send_init, and the same for bsend, ssend, rsend. The *_init forms create an
 // inactive persistent request: start it with mpi::start / mpi::start_all (or
-// request.start()) and complete it with wait/test, as often as wanted.
+// request.start()) and complete it with wait/test, as often as wanted. The nonblocking and
+// persistent forms take no temporary buffer (buffer_outlives_call, buffer.hpp).
 #define MPI_CXX_SEND_FORMS_(name)                                                                   \
   template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
   void name(S&& buf, R const& dest, T const& tag, C const& comm) {                                 \
     detail::p2p<detail::mode::blocking>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, comm); \
   }                                                                                                 \
   template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
+    requires buffer_outlives_call<S>                                                                \
   [[nodiscard]] request i##name(S&& buf, R const& dest, T const& tag, C const& comm) {             \
     return detail::p2p<detail::mode::nonblocking>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, \
                                                   comm);                                            \
   }                                                                                                 \
   template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
+    requires buffer_outlives_call<S>                                                                \
   [[nodiscard]] request name##_init(S&& buf, R const& dest, T const& tag, C const& comm) {         \
     return detail::p2p<detail::mode::persistent>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, \
                                                  comm);                                             \
@@ -101,10 +104,12 @@ status recv(B&& buf, R const& source, T const& tag, C const& comm) {
   return detail::returned([&](status& st) { mpi::recv(buf, source, tag, comm, st); });
 }
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<B>
 [[nodiscard]] request irecv(B&& buf, R const& source, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::nonblocking>(detail::recv_forms, detail::recv_tail{}, buf, source, tag, comm);
 }
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<B>
 [[nodiscard]] request recv_init(B&& buf, R const& source, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::persistent>(detail::recv_forms, detail::recv_tail{}, buf, source, tag, comm);
 }
@@ -122,6 +127,7 @@ status sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const&
 }
 // MPI-4.0; MPI_ERR_UNSUPPORTED_OPERATION on an older MPI.
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C>
+  requires buffer_outlives_call<S> && buffer_outlives_call<B>
 [[nodiscard]] request isendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
                                 TR const& recvtag, C const& comm) {
   return detail::sendrecv<detail::mode::nonblocking>(nullptr, sbuf, dest, sendtag, rbuf, source, recvtag, comm);
@@ -139,6 +145,7 @@ status sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& so
 }
 // MPI-4.0; MPI_ERR_UNSUPPORTED_OPERATION on an older MPI.
 template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C>
+  requires buffer_outlives_call<B>
 [[nodiscard]] request isendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
                                         TR const& recvtag, C const& comm) {
   return detail::sendrecv_replace<detail::mode::nonblocking>(nullptr, buf, dest, sendtag, source, recvtag, comm);

@@ -90,6 +90,7 @@ status mrecv(B&& buf, M& msg) {
   return detail::returned([&](status& st) { mpi::mrecv(buf, msg, st); });
 }
 template <recv_buffer B, message_handle_ptr M>
+  requires buffer_outlives_call<B>
 [[nodiscard]] request imrecv(B&& buf, M& msg) {
   return detail::mrecv<detail::mode::nonblocking>(nullptr, buf, msg);
 }

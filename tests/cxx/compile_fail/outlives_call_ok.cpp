@@ -1,0 +1,149 @@
+// The control of the *_temporary snippets: the same calls on lvalues, const lvalues and
+// rvalue views compile, so those snippets fail for the temporary alone. Then the rule for
+// every operation whose request outlives its call, on each buffer argument: its nonblocking
+// and persistent forms take an lvalue or a view, never a temporary that owns its elements;
+// its blocking form still takes that temporary.
+#include <mpi.hpp>
+
+#include <array>
+#include <functional>
+#include <ranges>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+void calls() {
+  std::vector<int> v(4, 1), sum(4);
+  std::vector<int> const cv(4, 1);
+  std::array<int, 4> a{};
+  MPI_Comm const w = MPI_COMM_WORLD;
+  std::vector<mpi::request> r;
+  r.push_back(mpi::isend(v, 1, 0, w));
+  r.push_back(mpi::irecv(v, 0, 0, w));
+  r.push_back(mpi::send_init(v, 1, 0, w));
+  r.push_back(mpi::iallreduce(v, sum, std::plus<>{}, w));
+  r.push_back(mpi::ibcast(a, 0, w));
+  r.push_back(mpi::isend(cv, 1, 0, w));
+  r.push_back(mpi::isend(std::span<int const>(v), 1, 0, w));
+  r.push_back(mpi::irecv(std::span<int>(v), 0, 0, w));
+  r.push_back(mpi::send_init(std::span(v), 1, 0, w));
+  r.push_back(mpi::iallreduce(std::span<int const>(v), std::span(sum), std::plus<>{}, w));
+  r.push_back(mpi::ibcast(std::span(a), 0, w));
+  r.push_back(mpi::isend(v | std::views::take(2), 1, 0, w));            // a view of an lvalue
+  r.push_back(mpi::isend(mpi::mpi_span<int const>(cv.data(), 4), 1, 0, w));  // pointer and count
+  r.push_back(mpi::iallreduce(mpi::in_place, sum, std::plus<>{}, w));
+  mpi::wait_all(r);
+  // A blocking call is done with its buffers when it returns.
+  mpi::send(std::vector<int>(4, 1), 1, 0, w);
+  mpi::allreduce(std::vector<int>(4, 1), sum, std::plus<>{}, w);
+  mpi::bcast(std::array<int, 4>{}, 0, w);
+  mpi::send(42, 1, 0, w);
+}
+
+// Varying buffers that own their storage, as a user type may.
+struct owned_v {
+  std::vector<int> data, counts, displs;
+  int* mpi_ptr() { return data.data(); }
+  int const* mpi_ptr() const { return data.data(); }
+  std::vector<int> const& mpi_counts() const { return counts; }
+  std::vector<int> const& mpi_displs() const { return displs; }
+  MPI_Datatype mpi_type() const { return MPI_INT; }
+};
+struct owned_w {
+  std::vector<int> data, counts, displs;
+  std::vector<MPI_Datatype> types;
+  int* mpi_ptr() { return data.data(); }
+  int const* mpi_ptr() const { return data.data(); }
+  std::vector<int> const& mpi_counts() const { return counts; }
+  std::vector<int> const& mpi_displs() const { return displs; }
+  std::vector<MPI_Datatype> const& mpi_datatypes() const { return types; }
+};
+
+// Arguments not under test.
+std::vector<int>& buf();
+owned_v& vbuf();
+owned_w& wbuf();
+std::vector<int> const& counts();
+mpi::message& msg();
+inline MPI_Comm const w = MPI_COMM_WORLD;
+
+// Whether mpi::fn(args) compiles when the argument under test, written x(), is a B: an
+// lvalue for B = T&, else an rvalue.
+#define TAKES(B, fn, ...)                                                                   \
+  [](auto t) {                                                                              \
+    using Arg = typename decltype(t)::type;                                                 \
+    return requires(Arg (&x)()) { mpi::fn(__VA_ARGS__); };                                  \
+  }(std::type_identity<B>{})
+// fn takes an lvalue of Owning and an rvalue View, not an rvalue Owning.
+#define OUTLIVES(fn, Owning, View, ...)                                                      \
+  static_assert(TAKES(Owning&, fn, __VA_ARGS__) && TAKES(View, fn, __VA_ARGS__) &&          \
+                    !TAKES(Owning, fn, __VA_ARGS__),                                         \
+                #fn " on " #Owning)
+// The three forms of an operation: the blocking one takes the rvalue Owning.
+#define FORMS(name, Owning, View, ...)                                                      \
+  static_assert(TAKES(Owning, name, __VA_ARGS__), #name " on " #Owning);                    \
+  OUTLIVES(i##name, Owning, View, __VA_ARGS__);                                              \
+  OUTLIVES(name##_init, Owning, View, __VA_ARGS__)
+
+using vec = std::vector<int>;
+using span = std::span<int>;
+using span_v = mpi::mpi_span_v<int>;
+using span_w = mpi::mpi_span_w<int>;
+using std::plus;
+
+FORMS(send, vec, span, x(), 1, 0, w);
+FORMS(bsend, vec, span, x(), 1, 0, w);
+FORMS(ssend, vec, span, x(), 1, 0, w);
+FORMS(rsend, vec, span, x(), 1, 0, w);
+FORMS(recv, vec, span, x(), 0, 0, w);
+OUTLIVES(isendrecv, vec, span, x(), 1, 0, buf(), 0, 0, w);
+OUTLIVES(isendrecv, vec, span, buf(), 1, 0, x(), 0, 0, w);
+OUTLIVES(isendrecv_replace, vec, span, x(), 1, 0, 0, 0, w);
+OUTLIVES(imrecv, vec, span, x(), msg());
+OUTLIVES(psend_init, vec, span, x(), 4, 1, 0, w);
+OUTLIVES(precv_init, vec, span, x(), 4, 0, 0, w);
+
+FORMS(bcast, vec, span, x(), 0, w);
+FORMS(gather, vec, span, x(), buf(), 0, w);
+FORMS(gather, vec, span, buf(), x(), 0, w);
+FORMS(gatherv, vec, span, x(), vbuf(), 0, w);
+FORMS(gatherv, owned_v, span_v, buf(), x(), 0, w);
+FORMS(scatter, vec, span, x(), buf(), 0, w);
+FORMS(scatter, vec, span, buf(), x(), 0, w);
+FORMS(scatterv, owned_v, span_v, x(), buf(), 0, w);
+FORMS(scatterv, vec, span, vbuf(), x(), 0, w);
+FORMS(allgather, vec, span, x(), buf(), w);
+FORMS(allgather, vec, span, buf(), x(), w);
+FORMS(allgatherv, vec, span, x(), vbuf(), w);
+FORMS(allgatherv, owned_v, span_v, buf(), x(), w);
+FORMS(alltoall, vec, span, x(), buf(), w);
+FORMS(alltoall, vec, span, buf(), x(), w);
+FORMS(alltoallv, owned_v, span_v, x(), vbuf(), w);
+FORMS(alltoallv, owned_v, span_v, vbuf(), x(), w);
+FORMS(alltoallw, owned_w, span_w, x(), wbuf(), w);
+FORMS(alltoallw, owned_w, span_w, wbuf(), x(), w);
+FORMS(reduce, vec, span, x(), buf(), plus<>{}, 0, w);
+FORMS(reduce, vec, span, buf(), x(), plus<>{}, 0, w);
+FORMS(allreduce, vec, span, x(), buf(), plus<>{}, w);
+FORMS(allreduce, vec, span, buf(), x(), plus<>{}, w);
+FORMS(scan, vec, span, x(), buf(), plus<>{}, w);
+FORMS(scan, vec, span, buf(), x(), plus<>{}, w);
+FORMS(exscan, vec, span, x(), buf(), plus<>{}, w);
+FORMS(exscan, vec, span, buf(), x(), plus<>{}, w);
+FORMS(reduce_scatter_block, vec, span, x(), buf(), plus<>{}, w);
+FORMS(reduce_scatter_block, vec, span, buf(), x(), plus<>{}, w);
+FORMS(reduce_scatter, vec, span, x(), buf(), counts(), plus<>{}, w);
+FORMS(reduce_scatter, vec, span, buf(), x(), counts(), plus<>{}, w);
+FORMS(reduce_scatter, vec, span, buf(), buf(), x(), plus<>{}, w);  // MPI reads recvcounts too
+
+FORMS(neighbor_allgather, vec, span, x(), buf(), w);
+FORMS(neighbor_allgather, vec, span, buf(), x(), w);
+FORMS(neighbor_allgatherv, vec, span, x(), vbuf(), w);
+FORMS(neighbor_allgatherv, owned_v, span_v, buf(), x(), w);
+FORMS(neighbor_alltoall, vec, span, x(), buf(), w);
+FORMS(neighbor_alltoall, vec, span, buf(), x(), w);
+FORMS(neighbor_alltoallv, owned_v, span_v, x(), vbuf(), w);
+FORMS(neighbor_alltoallv, owned_v, span_v, vbuf(), x(), w);
+FORMS(neighbor_alltoallw, owned_w, span_w, x(), wbuf(), w);
+FORMS(neighbor_alltoallw, owned_w, span_w, wbuf(), x(), w);

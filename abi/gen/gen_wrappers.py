@@ -808,14 +808,23 @@ def gen_front(funcs):
     L = [f"/* front.gen.c -- PMPI_X dispatches to the loaded backend; MPI_X is a weak alias of",
          f" * PMPI_X so that a PMPI tool can interpose it. {HEADER_NOTE} */",
          '#include "front.h"', "", "#pragma GCC visibility push(default)", ""]
+    loaders = []
     for f in funcs:
-        if f.name in FRONT_ONLY or f.name in FRONT_FIRST:
+        if f.name in FRONT_ONLY:
             continue  # written, with its alias, in front/front.c
         types = ", ".join(p.decl_type for p in f.params) or "void"
         args = ", ".join(p.name for p in f.params)
+        loaders.append(f"ANYMPI_LOADER({f.ret}, {f.name}, {params_decl(f)}, ({types}), ({args}))")
+        if f.name in FRONT_FIRST:
+            continue  # its PMPI_ and alias are in front/front.c
         L.append(f"{f.ret} P{f.name}{params_decl(f)} {{ ANYMPI_DISPATCH({f.ret}, {f.name}, ({types}), ({args})); }}")
         L.append(f"ANYMPI_ALIAS({f.name})")
-    L += ["", "#pragma GCC visibility pop", ""]
+    L += ["", "#pragma GCC visibility pop", "",
+          "/* The loader table: where a thread's first call lands (front.h). */"]
+    L += loaders
+    L += ["void *const anympi_loader_table[ANYMPI_NFUNCS] = {"]
+    L += [f"    [ANYMPI_IX_{f.name}] = (void *)load_{f.name}," for f in funcs if f.name not in FRONT_ONLY]
+    L += ["};", ""]
     return "\n".join(L)
 
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 void *const *anympi_table;
-__thread void *const *anympi_thread_table;
+__thread void *const *anympi_thread_table = anympi_loader_table;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
@@ -210,8 +210,7 @@ int PMPI_Initialized(int *flag)
         if (flag) *flag = 0; /* no MPI loaded yet: certainly not initialized */
         return MPI_SUCCESS;
     }
-    void *const *t = anympi_thread_table ? anympi_thread_table : anympi_load();
-    return ((int (*)(int *))t[ANYMPI_IX_MPI_Initialized])(flag);
+    ANYMPI_DISPATCH(int, MPI_Initialized, (int *), (flag));
 }
 
 int PMPI_Finalized(int *flag)
@@ -220,8 +219,7 @@ int PMPI_Finalized(int *flag)
         if (flag) *flag = 0;
         return MPI_SUCCESS;
     }
-    void *const *t = anympi_thread_table ? anympi_thread_table : anympi_load();
-    return ((int (*)(int *))t[ANYMPI_IX_MPI_Finalized])(flag);
+    ANYMPI_DISPATCH(int, MPI_Finalized, (int *), (flag));
 }
 
 #pragma GCC visibility pop

@@ -1324,3 +1324,1329 @@ int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp) { ANYMPI
 ANYMPI_ALIAS(MPI_T_source_get_timestamp)
 
 #pragma GCC visibility pop
+
+/* The loader table: where a thread's first call lands (front.h). */
+ANYMPI_LOADER(int, MPI_Abi_get_fortran_booleans, (int logical_size, void *logical_true, void *logical_false, int *is_set), (int, void *, void *, int *), (logical_size, logical_true, logical_false, is_set))
+ANYMPI_LOADER(int, MPI_Abi_get_fortran_info, (MPI_Info *info), (MPI_Info *), (info))
+ANYMPI_LOADER(int, MPI_Abi_get_info, (MPI_Info *info), (MPI_Info *), (info))
+ANYMPI_LOADER(int, MPI_Abi_set_fortran_booleans, (int logical_size, void *logical_true, void *logical_false), (int, void *, void *), (logical_size, logical_true, logical_false))
+ANYMPI_LOADER(int, MPI_Abi_set_fortran_info, (MPI_Info info), (MPI_Info), (info))
+ANYMPI_LOADER(int, MPI_Abort, (MPI_Comm comm, int errorcode), (MPI_Comm, int), (comm, errorcode))
+ANYMPI_LOADER(int, MPI_Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win), (const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win))
+ANYMPI_LOADER(int, MPI_Accumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win), (const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win))
+ANYMPI_LOADER(int, MPI_Add_error_class, (int *errorclass), (int *), (errorclass))
+ANYMPI_LOADER(int, MPI_Add_error_code, (int errorclass, int *errorcode), (int, int *), (errorclass, errorcode))
+ANYMPI_LOADER(int, MPI_Add_error_string, (int errorcode, const char *string), (int, const char *), (errorcode, string))
+ANYMPI_LOADER(int, MPI_Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Allgather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr), (MPI_Aint, MPI_Info, void *), (size, info, baseptr))
+ANYMPI_LOADER(int, MPI_Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, count, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Allreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, count, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Allreduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Allreduce_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Alltoall_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm), (const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Alltoallv_init_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm), (const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+ANYMPI_LOADER(int, MPI_Alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm), (const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+ANYMPI_LOADER(int, MPI_Alltoallw_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request))
+ANYMPI_LOADER(int, MPI_Alltoallw_init_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request))
+ANYMPI_LOADER(int, MPI_Attr_delete, (MPI_Comm comm, int keyval), (MPI_Comm, int), (comm, keyval))
+ANYMPI_LOADER(int, MPI_Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag), (MPI_Comm, int, void *, int *), (comm, keyval, attribute_val, flag))
+ANYMPI_LOADER(int, MPI_Attr_put, (MPI_Comm comm, int keyval, void *attribute_val), (MPI_Comm, int, void *), (comm, keyval, attribute_val))
+ANYMPI_LOADER(int, MPI_Barrier, (MPI_Comm comm), (MPI_Comm), (comm))
+ANYMPI_LOADER(int, MPI_Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request), (MPI_Comm, MPI_Info, MPI_Request *), (comm, info, request))
+ANYMPI_LOADER(int, MPI_Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm), (void *, int, MPI_Datatype, int, MPI_Comm), (buffer, count, datatype, root, comm))
+ANYMPI_LOADER(int, MPI_Bcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm), (void *, MPI_Count, MPI_Datatype, int, MPI_Comm), (buffer, count, datatype, root, comm))
+ANYMPI_LOADER(int, MPI_Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (buffer, count, datatype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Bcast_init_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (buffer, count, datatype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (const void *, int, MPI_Datatype, int, int, MPI_Comm), (buf, count, datatype, dest, tag, comm))
+ANYMPI_LOADER(int, MPI_Bsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm), (buf, count, datatype, dest, tag, comm))
+ANYMPI_LOADER(int, MPI_Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Bsend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Buffer_attach, (void *buffer, int size), (void *, int), (buffer, size))
+ANYMPI_LOADER(int, MPI_Buffer_attach_c, (void *buffer, MPI_Count size), (void *, MPI_Count), (buffer, size))
+ANYMPI_LOADER(int, MPI_Buffer_detach, (void *buffer_addr, int *size), (void *, int *), (buffer_addr, size))
+ANYMPI_LOADER(int, MPI_Buffer_detach_c, (void *buffer_addr, MPI_Count *size), (void *, MPI_Count *), (buffer_addr, size))
+ANYMPI_LOADER(int, MPI_Buffer_flush, (void), (void), ())
+ANYMPI_LOADER(int, MPI_Buffer_iflush, (MPI_Request *request), (MPI_Request *), (request))
+ANYMPI_LOADER(int, MPI_Cancel, (MPI_Request *request), (MPI_Request *), (request))
+ANYMPI_LOADER(int, MPI_Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]), (MPI_Comm, int, int, int *), (comm, rank, maxdims, coords))
+ANYMPI_LOADER(int, MPI_Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart), (MPI_Comm, int, const int *, const int *, int, MPI_Comm *), (comm_old, ndims, dims, periods, reorder, comm_cart))
+ANYMPI_LOADER(int, MPI_Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]), (MPI_Comm, int, int *, int *, int *), (comm, maxdims, dims, periods, coords))
+ANYMPI_LOADER(int, MPI_Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank), (MPI_Comm, int, const int *, const int *, int *), (comm, ndims, dims, periods, newrank))
+ANYMPI_LOADER(int, MPI_Cart_rank, (MPI_Comm comm, const int coords[], int *rank), (MPI_Comm, const int *, int *), (comm, coords, rank))
+ANYMPI_LOADER(int, MPI_Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest), (MPI_Comm, int, int, int *, int *), (comm, direction, disp, rank_source, rank_dest))
+ANYMPI_LOADER(int, MPI_Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm), (MPI_Comm, const int *, MPI_Comm *), (comm, remain_dims, newcomm))
+ANYMPI_LOADER(int, MPI_Cartdim_get, (MPI_Comm comm, int *ndims), (MPI_Comm, int *), (comm, ndims))
+ANYMPI_LOADER(int, MPI_Close_port, (const char *port_name), (const char *), (port_name))
+ANYMPI_LOADER(int, MPI_Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm), (const char *, MPI_Info, int, MPI_Comm, MPI_Comm *), (port_name, info, root, comm, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size), (MPI_Comm, void *, int), (comm, buffer, size))
+ANYMPI_LOADER(int, MPI_Comm_attach_buffer_c, (MPI_Comm comm, void *buffer, MPI_Count size), (MPI_Comm, void *, MPI_Count), (comm, buffer, size))
+ANYMPI_LOADER(int, MPI_Comm_call_errhandler, (MPI_Comm comm, int errorcode), (MPI_Comm, int), (comm, errorcode))
+ANYMPI_LOADER(int, MPI_Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result), (MPI_Comm, MPI_Comm, int *), (comm1, comm2, result))
+ANYMPI_LOADER(int, MPI_Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm), (const char *, MPI_Info, int, MPI_Comm, MPI_Comm *), (port_name, info, root, comm, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm), (MPI_Comm, MPI_Group, MPI_Comm *), (comm, group, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_create_errhandler, (MPI_Comm_errhandler_function *comm_errhandler_fn, MPI_Errhandler *errhandler), (MPI_Comm_errhandler_function *, MPI_Errhandler *), (comm_errhandler_fn, errhandler))
+ANYMPI_LOADER(int, MPI_Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm), (MPI_Group, const char *, MPI_Info, MPI_Errhandler, MPI_Comm *), (group, stringtag, info, errhandler, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm), (MPI_Comm, MPI_Group, int, MPI_Comm *), (comm, group, tag, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state), (MPI_Comm_copy_attr_function *, MPI_Comm_delete_attr_function *, int *, void *), (comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state))
+ANYMPI_LOADER(int, MPI_Comm_delete_attr, (MPI_Comm comm, int comm_keyval), (MPI_Comm, int), (comm, comm_keyval))
+ANYMPI_LOADER(int, MPI_Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size), (MPI_Comm, void *, int *), (comm, buffer_addr, size))
+ANYMPI_LOADER(int, MPI_Comm_detach_buffer_c, (MPI_Comm comm, void *buffer_addr, MPI_Count *size), (MPI_Comm, void *, MPI_Count *), (comm, buffer_addr, size))
+ANYMPI_LOADER(int, MPI_Comm_disconnect, (MPI_Comm *comm), (MPI_Comm *), (comm))
+ANYMPI_LOADER(int, MPI_Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm), (MPI_Comm, MPI_Comm *), (comm, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm), (MPI_Comm, MPI_Info, MPI_Comm *), (comm, info, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_flush_buffer, (MPI_Comm comm), (MPI_Comm), (comm))
+ANYMPI_LOADER(int, MPI_Comm_free, (MPI_Comm *comm), (MPI_Comm *), (comm))
+ANYMPI_LOADER(int, MPI_Comm_free_keyval, (int *comm_keyval), (int *), (comm_keyval))
+ANYMPI_LOADER(int, MPI_Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag), (MPI_Comm, int, void *, int *), (comm, comm_keyval, attribute_val, flag))
+ANYMPI_LOADER(int, MPI_Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler), (MPI_Comm, MPI_Errhandler *), (comm, errhandler))
+ANYMPI_LOADER(int, MPI_Comm_get_info, (MPI_Comm comm, MPI_Info *info_used), (MPI_Comm, MPI_Info *), (comm, info_used))
+ANYMPI_LOADER(int, MPI_Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen), (MPI_Comm, char *, int *), (comm, comm_name, resultlen))
+ANYMPI_LOADER(int, MPI_Comm_get_parent, (MPI_Comm *parent), (MPI_Comm *), (parent))
+ANYMPI_LOADER(int, MPI_Comm_group, (MPI_Comm comm, MPI_Group *group), (MPI_Comm, MPI_Group *), (comm, group))
+ANYMPI_LOADER(int, MPI_Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request), (MPI_Comm, MPI_Comm *, MPI_Request *), (comm, newcomm, request))
+ANYMPI_LOADER(int, MPI_Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request), (MPI_Comm, MPI_Info, MPI_Comm *, MPI_Request *), (comm, info, newcomm, request))
+ANYMPI_LOADER(int, MPI_Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request), (MPI_Comm, MPI_Request *), (comm, request))
+ANYMPI_LOADER(int, MPI_Comm_join, (int fd, MPI_Comm *intercomm), (int, MPI_Comm *), (fd, intercomm))
+ANYMPI_LOADER(int, MPI_Comm_rank, (MPI_Comm comm, int *rank), (MPI_Comm, int *), (comm, rank))
+ANYMPI_LOADER(int, MPI_Comm_remote_group, (MPI_Comm comm, MPI_Group *group), (MPI_Comm, MPI_Group *), (comm, group))
+ANYMPI_LOADER(int, MPI_Comm_remote_size, (MPI_Comm comm, int *size), (MPI_Comm, int *), (comm, size))
+ANYMPI_LOADER(int, MPI_Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val), (MPI_Comm, int, void *), (comm, comm_keyval, attribute_val))
+ANYMPI_LOADER(int, MPI_Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler), (MPI_Comm, MPI_Errhandler), (comm, errhandler))
+ANYMPI_LOADER(int, MPI_Comm_set_info, (MPI_Comm comm, MPI_Info info), (MPI_Comm, MPI_Info), (comm, info))
+ANYMPI_LOADER(int, MPI_Comm_set_name, (MPI_Comm comm, const char *comm_name), (MPI_Comm, const char *), (comm, comm_name))
+ANYMPI_LOADER(int, MPI_Comm_size, (MPI_Comm comm, int *size), (MPI_Comm, int *), (comm, size))
+ANYMPI_LOADER(int, MPI_Comm_spawn, (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]), (const char *, char * *, int, MPI_Info, int, MPI_Comm, MPI_Comm *, int *), (command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes))
+ANYMPI_LOADER(int, MPI_Comm_spawn_multiple, (int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]), (int, char * *, char ** *, const int *, const MPI_Info *, int, MPI_Comm, MPI_Comm *, int *), (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes))
+ANYMPI_LOADER(int, MPI_Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm), (MPI_Comm, int, int, MPI_Comm *), (comm, color, key, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm), (MPI_Comm, int, int, MPI_Info, MPI_Comm *), (comm, split_type, key, info, newcomm))
+ANYMPI_LOADER(int, MPI_Comm_test_inter, (MPI_Comm comm, int *flag), (MPI_Comm, int *), (comm, flag))
+ANYMPI_LOADER(int, MPI_Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win), (const void *, const void *, void *, MPI_Datatype, int, MPI_Aint, MPI_Win), (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win))
+ANYMPI_LOADER(int, MPI_Dims_create, (int nnodes, int ndims, int dims[]), (int, int, int *), (nnodes, ndims, dims))
+ANYMPI_LOADER(int, MPI_Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph), (MPI_Comm, int, const int *, const int *, const int *, const int *, MPI_Info, int, MPI_Comm *), (comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph))
+ANYMPI_LOADER(int, MPI_Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph), (MPI_Comm, int, const int *, const int *, int, const int *, const int *, MPI_Info, int, MPI_Comm *), (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph))
+ANYMPI_LOADER(int, MPI_Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]), (MPI_Comm, int, int *, int *, int, int *, int *), (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights))
+ANYMPI_LOADER(int, MPI_Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted), (MPI_Comm, int *, int *, int *), (comm, indegree, outdegree, weighted))
+ANYMPI_LOADER(int, MPI_Errhandler_free, (MPI_Errhandler *errhandler), (MPI_Errhandler *), (errhandler))
+ANYMPI_LOADER(int, MPI_Error_class, (int errorcode, int *errorclass), (int, int *), (errorcode, errorclass))
+ANYMPI_LOADER(int, MPI_Error_string, (int errorcode, char *string, int *resultlen), (int, char *, int *), (errorcode, string, resultlen))
+ANYMPI_LOADER(int, MPI_Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, count, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Exscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, count, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Exscan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Exscan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win), (const void *, void *, MPI_Datatype, int, MPI_Aint, MPI_Op, MPI_Win), (origin_addr, result_addr, datatype, target_rank, target_disp, op, win))
+ANYMPI_LOADER(int, MPI_File_call_errhandler, (MPI_File fh, int errorcode), (MPI_File, int), (fh, errorcode))
+ANYMPI_LOADER(int, MPI_File_close, (MPI_File *fh), (MPI_File *), (fh))
+ANYMPI_LOADER(int, MPI_File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler), (MPI_File_errhandler_function *, MPI_Errhandler *), (file_errhandler_fn, errhandler))
+ANYMPI_LOADER(int, MPI_File_delete, (const char *filename, MPI_Info info), (const char *, MPI_Info), (filename, info))
+ANYMPI_LOADER(int, MPI_File_get_amode, (MPI_File fh, int *amode), (MPI_File, int *), (fh, amode))
+ANYMPI_LOADER(int, MPI_File_get_atomicity, (MPI_File fh, int *flag), (MPI_File, int *), (fh, flag))
+ANYMPI_LOADER(int, MPI_File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp), (MPI_File, MPI_Offset, MPI_Offset *), (fh, offset, disp))
+ANYMPI_LOADER(int, MPI_File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler), (MPI_File, MPI_Errhandler *), (file, errhandler))
+ANYMPI_LOADER(int, MPI_File_get_group, (MPI_File fh, MPI_Group *group), (MPI_File, MPI_Group *), (fh, group))
+ANYMPI_LOADER(int, MPI_File_get_info, (MPI_File fh, MPI_Info *info_used), (MPI_File, MPI_Info *), (fh, info_used))
+ANYMPI_LOADER(int, MPI_File_get_position, (MPI_File fh, MPI_Offset *offset), (MPI_File, MPI_Offset *), (fh, offset))
+ANYMPI_LOADER(int, MPI_File_get_position_shared, (MPI_File fh, MPI_Offset *offset), (MPI_File, MPI_Offset *), (fh, offset))
+ANYMPI_LOADER(int, MPI_File_get_size, (MPI_File fh, MPI_Offset *size), (MPI_File, MPI_Offset *), (fh, size))
+ANYMPI_LOADER(int, MPI_File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent), (MPI_File, MPI_Datatype, MPI_Aint *), (fh, datatype, extent))
+ANYMPI_LOADER(int, MPI_File_get_type_extent_c, (MPI_File fh, MPI_Datatype datatype, MPI_Count *extent), (MPI_File, MPI_Datatype, MPI_Count *), (fh, datatype, extent))
+ANYMPI_LOADER(int, MPI_File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep), (MPI_File, MPI_Offset *, MPI_Datatype *, MPI_Datatype *, char *), (fh, disp, etype, filetype, datarep))
+ANYMPI_LOADER(int, MPI_File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, void *, int, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, void *, int, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *), (fh, offset, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, offset, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *), (fh, offset, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, offset, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, void *, int, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iread_shared_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, const void *, int, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, const void *, int, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *), (fh, offset, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, offset, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *), (fh, offset, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, offset, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, const void *, int, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_iwrite_shared_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request), (MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *), (fh, buf, count, datatype, request))
+ANYMPI_LOADER(int, MPI_File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh), (MPI_Comm, const char *, int, MPI_Info, MPI_File *), (comm, filename, amode, info, fh))
+ANYMPI_LOADER(int, MPI_File_preallocate, (MPI_File fh, MPI_Offset size), (MPI_File, MPI_Offset), (fh, size))
+ANYMPI_LOADER(int, MPI_File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, void *, int, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, void *, int, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_all_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype), (MPI_File, void *, int, MPI_Datatype), (fh, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_read_all_begin_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype), (MPI_File, void *, MPI_Count, MPI_Datatype), (fh, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status), (MPI_File, void *, MPI_Status *), (fh, buf, status))
+ANYMPI_LOADER(int, MPI_File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *), (fh, offset, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_at_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, offset, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *), (fh, offset, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_at_all_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, offset, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype), (MPI_File, MPI_Offset, void *, int, MPI_Datatype), (fh, offset, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_read_at_all_begin_c, (MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype), (MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype), (fh, offset, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status), (MPI_File, void *, MPI_Status *), (fh, buf, status))
+ANYMPI_LOADER(int, MPI_File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, void *, int, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_ordered_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype), (MPI_File, void *, int, MPI_Datatype), (fh, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_read_ordered_begin_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype), (MPI_File, void *, MPI_Count, MPI_Datatype), (fh, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status), (MPI_File, void *, MPI_Status *), (fh, buf, status))
+ANYMPI_LOADER(int, MPI_File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, void *, int, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_read_shared_c, (MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_seek, (MPI_File fh, MPI_Offset offset, int whence), (MPI_File, MPI_Offset, int), (fh, offset, whence))
+ANYMPI_LOADER(int, MPI_File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence), (MPI_File, MPI_Offset, int), (fh, offset, whence))
+ANYMPI_LOADER(int, MPI_File_set_atomicity, (MPI_File fh, int flag), (MPI_File, int), (fh, flag))
+ANYMPI_LOADER(int, MPI_File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler), (MPI_File, MPI_Errhandler), (file, errhandler))
+ANYMPI_LOADER(int, MPI_File_set_info, (MPI_File fh, MPI_Info info), (MPI_File, MPI_Info), (fh, info))
+ANYMPI_LOADER(int, MPI_File_set_size, (MPI_File fh, MPI_Offset size), (MPI_File, MPI_Offset), (fh, size))
+ANYMPI_LOADER(int, MPI_File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info), (MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const char *, MPI_Info), (fh, disp, etype, filetype, datarep, info))
+ANYMPI_LOADER(int, MPI_File_sync, (MPI_File fh), (MPI_File), (fh))
+ANYMPI_LOADER(int, MPI_File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, const void *, int, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, const void *, int, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_all_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype), (MPI_File, const void *, int, MPI_Datatype), (fh, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_write_all_begin_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype), (MPI_File, const void *, MPI_Count, MPI_Datatype), (fh, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status), (MPI_File, const void *, MPI_Status *), (fh, buf, status))
+ANYMPI_LOADER(int, MPI_File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *), (fh, offset, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_at_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, offset, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *), (fh, offset, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_at_all_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, offset, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype), (MPI_File, MPI_Offset, const void *, int, MPI_Datatype), (fh, offset, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_write_at_all_begin_c, (MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype), (MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype), (fh, offset, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status), (MPI_File, const void *, MPI_Status *), (fh, buf, status))
+ANYMPI_LOADER(int, MPI_File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, const void *, int, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_ordered_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype), (MPI_File, const void *, int, MPI_Datatype), (fh, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_write_ordered_begin_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype), (MPI_File, const void *, MPI_Count, MPI_Datatype), (fh, buf, count, datatype))
+ANYMPI_LOADER(int, MPI_File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status), (MPI_File, const void *, MPI_Status *), (fh, buf, status))
+ANYMPI_LOADER(int, MPI_File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, const void *, int, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_File_write_shared_c, (MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status), (MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *), (fh, buf, count, datatype, status))
+ANYMPI_LOADER(int, MPI_Finalize, (void), (void), ())
+ANYMPI_LOADER(int, MPI_Finalized, (int *flag), (int *), (flag))
+ANYMPI_LOADER(int, MPI_Free_mem, (void *base), (void *), (base))
+ANYMPI_LOADER(int, MPI_Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ANYMPI_LOADER(int, MPI_Gather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ANYMPI_LOADER(int, MPI_Gather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Gather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))
+ANYMPI_LOADER(int, MPI_Gatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, int, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))
+ANYMPI_LOADER(int, MPI_Gatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Gatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win), (void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win))
+ANYMPI_LOADER(int, MPI_Get_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win), (void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win))
+ANYMPI_LOADER(int, MPI_Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win), (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win))
+ANYMPI_LOADER(int, MPI_Get_accumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win), (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win))
+ANYMPI_LOADER(int, MPI_Get_address, (const void *location, MPI_Aint *address), (const void *, MPI_Aint *), (location, address))
+ANYMPI_LOADER(int, MPI_Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count), (const MPI_Status *, MPI_Datatype, int *), (status, datatype, count))
+ANYMPI_LOADER(int, MPI_Get_count_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count), (const MPI_Status *, MPI_Datatype, MPI_Count *), (status, datatype, count))
+ANYMPI_LOADER(int, MPI_Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count), (const MPI_Status *, MPI_Datatype, int *), (status, datatype, count))
+ANYMPI_LOADER(int, MPI_Get_elements_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count), (const MPI_Status *, MPI_Datatype, MPI_Count *), (status, datatype, count))
+ANYMPI_LOADER(int, MPI_Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count), (const MPI_Status *, MPI_Datatype, MPI_Count *), (status, datatype, count))
+ANYMPI_LOADER(int, MPI_Get_hw_resource_info, (MPI_Info *hw_info), (MPI_Info *), (hw_info))
+ANYMPI_LOADER(int, MPI_Get_library_version, (char *version, int *resultlen), (char *, int *), (version, resultlen))
+ANYMPI_LOADER(int, MPI_Get_processor_name, (char *name, int *resultlen), (char *, int *), (name, resultlen))
+ANYMPI_LOADER(int, MPI_Graph_create, (MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph), (MPI_Comm, int, const int *, const int *, int, MPI_Comm *), (comm_old, nnodes, indx, edges, reorder, comm_graph))
+ANYMPI_LOADER(int, MPI_Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[]), (MPI_Comm, int, int, int *, int *), (comm, maxindex, maxedges, indx, edges))
+ANYMPI_LOADER(int, MPI_Graph_map, (MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank), (MPI_Comm, int, const int *, const int *, int *), (comm, nnodes, indx, edges, newrank))
+ANYMPI_LOADER(int, MPI_Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]), (MPI_Comm, int, int, int *), (comm, rank, maxneighbors, neighbors))
+ANYMPI_LOADER(int, MPI_Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors), (MPI_Comm, int, int *), (comm, rank, nneighbors))
+ANYMPI_LOADER(int, MPI_Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges), (MPI_Comm, int *, int *), (comm, nnodes, nedges))
+ANYMPI_LOADER(int, MPI_Grequest_complete, (MPI_Request request), (MPI_Request), (request))
+ANYMPI_LOADER(int, MPI_Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request), (MPI_Grequest_query_function *, MPI_Grequest_free_function *, MPI_Grequest_cancel_function *, void *, MPI_Request *), (query_fn, free_fn, cancel_fn, extra_state, request))
+ANYMPI_LOADER(int, MPI_Group_compare, (MPI_Group group1, MPI_Group group2, int *result), (MPI_Group, MPI_Group, int *), (group1, group2, result))
+ANYMPI_LOADER(int, MPI_Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup), (MPI_Group, MPI_Group, MPI_Group *), (group1, group2, newgroup))
+ANYMPI_LOADER(int, MPI_Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup), (MPI_Group, int, const int *, MPI_Group *), (group, n, ranks, newgroup))
+ANYMPI_LOADER(int, MPI_Group_free, (MPI_Group *group), (MPI_Group *), (group))
+ANYMPI_LOADER(int, MPI_Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup), (MPI_Session, const char *, MPI_Group *), (session, pset_name, newgroup))
+ANYMPI_LOADER(int, MPI_Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup), (MPI_Group, int, const int *, MPI_Group *), (group, n, ranks, newgroup))
+ANYMPI_LOADER(int, MPI_Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup), (MPI_Group, MPI_Group, MPI_Group *), (group1, group2, newgroup))
+ANYMPI_LOADER(int, MPI_Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup), (MPI_Group, int, int (*)[3], MPI_Group *), (group, n, ranges, newgroup))
+ANYMPI_LOADER(int, MPI_Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup), (MPI_Group, int, int (*)[3], MPI_Group *), (group, n, ranges, newgroup))
+ANYMPI_LOADER(int, MPI_Group_rank, (MPI_Group group, int *rank), (MPI_Group, int *), (group, rank))
+ANYMPI_LOADER(int, MPI_Group_size, (MPI_Group group, int *size), (MPI_Group, int *), (group, size))
+ANYMPI_LOADER(int, MPI_Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]), (MPI_Group, int, const int *, MPI_Group, int *), (group1, n, ranks1, group2, ranks2))
+ANYMPI_LOADER(int, MPI_Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup), (MPI_Group, MPI_Group, MPI_Group *), (group1, group2, newgroup))
+ANYMPI_LOADER(int, MPI_Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Iallgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Iallgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Iallgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Iallreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ialltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ialltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ialltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request), (const void *, const int *, const int *, const MPI_Datatype *, void *, const int *, const int *, const MPI_Datatype *, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request))
+ANYMPI_LOADER(int, MPI_Ialltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request))
+ANYMPI_LOADER(int, MPI_Ibarrier, (MPI_Comm comm, MPI_Request *request), (MPI_Comm, MPI_Request *), (comm, request))
+ANYMPI_LOADER(int, MPI_Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request), (void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *), (buffer, count, datatype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Ibcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request), (void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *), (buffer, count, datatype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Ibsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Iexscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Igather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Igatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, int, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Igatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, int, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status), (int, int, MPI_Comm, int *, MPI_Message *, MPI_Status *), (source, tag, comm, flag, message, status))
+ANYMPI_LOADER(int, MPI_Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request), (void *, int, MPI_Datatype, MPI_Message *, MPI_Request *), (buf, count, datatype, message, request))
+ANYMPI_LOADER(int, MPI_Imrecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request), (void *, MPI_Count, MPI_Datatype, MPI_Message *, MPI_Request *), (buf, count, datatype, message, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request), (const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request))
+ANYMPI_LOADER(int, MPI_Ineighbor_alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request))
+ANYMPI_LOADER(int, MPI_Info_create, (MPI_Info *info), (MPI_Info *), (info))
+ANYMPI_LOADER(int, MPI_Info_create_env, (int argc, char *argv[], MPI_Info *info), (int, char * *, MPI_Info *), (argc, argv, info))
+ANYMPI_LOADER(int, MPI_Info_delete, (MPI_Info info, const char *key), (MPI_Info, const char *), (info, key))
+ANYMPI_LOADER(int, MPI_Info_dup, (MPI_Info info, MPI_Info *newinfo), (MPI_Info, MPI_Info *), (info, newinfo))
+ANYMPI_LOADER(int, MPI_Info_free, (MPI_Info *info), (MPI_Info *), (info))
+ANYMPI_LOADER(int, MPI_Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag), (MPI_Info, const char *, int, char *, int *), (info, key, valuelen, value, flag))
+ANYMPI_LOADER(int, MPI_Info_get_nkeys, (MPI_Info info, int *nkeys), (MPI_Info, int *), (info, nkeys))
+ANYMPI_LOADER(int, MPI_Info_get_nthkey, (MPI_Info info, int n, char *key), (MPI_Info, int, char *), (info, n, key))
+ANYMPI_LOADER(int, MPI_Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag), (MPI_Info, const char *, int *, char *, int *), (info, key, buflen, value, flag))
+ANYMPI_LOADER(int, MPI_Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag), (MPI_Info, const char *, int *, int *), (info, key, valuelen, flag))
+ANYMPI_LOADER(int, MPI_Info_set, (MPI_Info info, const char *key, const char *value), (MPI_Info, const char *, const char *), (info, key, value))
+ANYMPI_LOADER(int, MPI_Init, (int *argc, char ***argv), (int *, char ***), (argc, argv))
+ANYMPI_LOADER(int, MPI_Init_thread, (int *argc, char ***argv, int required, int *provided), (int *, char ***, int, int *), (argc, argv, required, provided))
+ANYMPI_LOADER(int, MPI_Initialized, (int *flag), (int *), (flag))
+ANYMPI_LOADER(int, MPI_Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm), (MPI_Comm, int, MPI_Comm, int, int, MPI_Comm *), (local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm))
+ANYMPI_LOADER(int, MPI_Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm), (MPI_Group, int, MPI_Group, int, const char *, MPI_Info, MPI_Errhandler, MPI_Comm *), (local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm))
+ANYMPI_LOADER(int, MPI_Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm), (MPI_Comm, int, MPI_Comm *), (intercomm, high, newintracomm))
+ANYMPI_LOADER(int, MPI_Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status), (int, int, MPI_Comm, int *, MPI_Status *), (source, tag, comm, flag, status))
+ANYMPI_LOADER(int, MPI_Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request), (void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, source, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Irecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request), (void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, source, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, root, comm, request))
+ANYMPI_LOADER(int, MPI_Ireduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, root, comm, request))
+ANYMPI_LOADER(int, MPI_Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, recvcounts, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Ireduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, const MPI_Count *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, recvcounts, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, recvcount, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Ireduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, recvcount, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Irsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Is_thread_main, (int *flag), (int *), (flag))
+ANYMPI_LOADER(int, MPI_Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Iscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, request))
+ANYMPI_LOADER(int, MPI_Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Iscatter_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Iscatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), (const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Iscatterv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Request *), (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+ANYMPI_LOADER(int, MPI_Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Isend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request))
+ANYMPI_LOADER(int, MPI_Isendrecv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request))
+ANYMPI_LOADER(int, MPI_Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request), (void *, int, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, sendtag, source, recvtag, comm, request))
+ANYMPI_LOADER(int, MPI_Isendrecv_replace_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request), (void *, MPI_Count, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, sendtag, source, recvtag, comm, request))
+ANYMPI_LOADER(int, MPI_Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Issend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state), (MPI_Copy_function *, MPI_Delete_function *, int *, void *), (copy_fn, delete_fn, keyval, extra_state))
+ANYMPI_LOADER(int, MPI_Keyval_free, (int *keyval), (int *), (keyval))
+ANYMPI_LOADER(int, MPI_Lookup_name, (const char *service_name, MPI_Info info, char *port_name), (const char *, MPI_Info, char *), (service_name, info, port_name))
+ANYMPI_LOADER(int, MPI_Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status), (int, int, MPI_Comm, MPI_Message *, MPI_Status *), (source, tag, comm, message, status))
+ANYMPI_LOADER(int, MPI_Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status), (void *, int, MPI_Datatype, MPI_Message *, MPI_Status *), (buf, count, datatype, message, status))
+ANYMPI_LOADER(int, MPI_Mrecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status), (void *, MPI_Count, MPI_Datatype, MPI_Message *, MPI_Status *), (buf, count, datatype, message, status))
+ANYMPI_LOADER(int, MPI_Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_allgather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoall_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm), (const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const int *, const int *, MPI_Datatype, void *, const int *, const int *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoallv_init_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm), (const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm), (const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoallw_init, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const int *, const MPI_Aint *, const MPI_Datatype *, void *, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request))
+ANYMPI_LOADER(int, MPI_Neighbor_alltoallw_init_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, void *, const MPI_Count *, const MPI_Aint *, const MPI_Datatype *, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request))
+ANYMPI_LOADER(int, MPI_Op_commutative, (MPI_Op op, int *commute), (MPI_Op, int *), (op, commute))
+ANYMPI_LOADER(int, MPI_Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op), (MPI_User_function *, int, MPI_Op *), (user_fn, commute, op))
+ANYMPI_LOADER(int, MPI_Op_create_c, (MPI_User_function_c *user_fn, int commute, MPI_Op *op), (MPI_User_function_c *, int, MPI_Op *), (user_fn, commute, op))
+ANYMPI_LOADER(int, MPI_Op_free, (MPI_Op *op), (MPI_Op *), (op))
+ANYMPI_LOADER(int, MPI_Open_port, (MPI_Info info, char *port_name), (MPI_Info, char *), (info, port_name))
+ANYMPI_LOADER(int, MPI_Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, int, int *, MPI_Comm), (inbuf, incount, datatype, outbuf, outsize, position, comm))
+ANYMPI_LOADER(int, MPI_Pack_c, (const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Count *, MPI_Comm), (inbuf, incount, datatype, outbuf, outsize, position, comm))
+ANYMPI_LOADER(int, MPI_Pack_external, (const char *datarep, const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position), (const char *, const void *, int, MPI_Datatype, void *, MPI_Aint, MPI_Aint *), (datarep, inbuf, incount, datatype, outbuf, outsize, position))
+ANYMPI_LOADER(int, MPI_Pack_external_c, (const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize, MPI_Count *position), (const char *, const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Count *), (datarep, inbuf, incount, datatype, outbuf, outsize, position))
+ANYMPI_LOADER(int, MPI_Pack_external_size, (const char *datarep, int incount, MPI_Datatype datatype, MPI_Aint *size), (const char *, int, MPI_Datatype, MPI_Aint *), (datarep, incount, datatype, size))
+ANYMPI_LOADER(int, MPI_Pack_external_size_c, (const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size), (const char *, MPI_Count, MPI_Datatype, MPI_Count *), (datarep, incount, datatype, size))
+ANYMPI_LOADER(int, MPI_Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size), (int, MPI_Datatype, MPI_Comm, int *), (incount, datatype, comm, size))
+ANYMPI_LOADER(int, MPI_Pack_size_c, (MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size), (MPI_Count, MPI_Datatype, MPI_Comm, MPI_Count *), (incount, datatype, comm, size))
+ANYMPI_LOADER(int, MPI_Parrived, (MPI_Request request, int partition, int *flag), (MPI_Request, int, int *), (request, partition, flag))
+ANYMPI_LOADER(int, MPI_Pready, (int partition, MPI_Request request), (int, MPI_Request), (partition, request))
+ANYMPI_LOADER(int, MPI_Pready_list, (int length, const int array_of_partitions[], MPI_Request request), (int, const int *, MPI_Request), (length, array_of_partitions, request))
+ANYMPI_LOADER(int, MPI_Pready_range, (int partition_low, int partition_high, MPI_Request request), (int, int, MPI_Request), (partition_low, partition_high, request))
+ANYMPI_LOADER(int, MPI_Precv_init, (void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request), (void *, int, int, MPI_Datatype, int, int, MPI_Comm, MPI_Info, MPI_Request *), (buf, partitions, count, datatype, dest, tag, comm, info, request))
+ANYMPI_LOADER(int, MPI_Precv_init_c, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request), (void *, int, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Info, MPI_Request *), (buf, partitions, count, datatype, dest, tag, comm, info, request))
+ANYMPI_LOADER(int, MPI_Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status), (int, int, MPI_Comm, MPI_Status *), (source, tag, comm, status))
+ANYMPI_LOADER(int, MPI_Psend_init, (const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, int, MPI_Datatype, int, int, MPI_Comm, MPI_Info, MPI_Request *), (buf, partitions, count, datatype, dest, tag, comm, info, request))
+ANYMPI_LOADER(int, MPI_Psend_init_c, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Info, MPI_Request *), (buf, partitions, count, datatype, dest, tag, comm, info, request))
+ANYMPI_LOADER(int, MPI_Publish_name, (const char *service_name, MPI_Info info, const char *port_name), (const char *, MPI_Info, const char *), (service_name, info, port_name))
+ANYMPI_LOADER(int, MPI_Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win), (const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win))
+ANYMPI_LOADER(int, MPI_Put_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win), (const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win))
+ANYMPI_LOADER(int, MPI_Query_thread, (int *provided), (int *), (provided))
+ANYMPI_LOADER(int, MPI_Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request), (const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request))
+ANYMPI_LOADER(int, MPI_Raccumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request))
+ANYMPI_LOADER(int, MPI_Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status), (void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *), (buf, count, datatype, source, tag, comm, status))
+ANYMPI_LOADER(int, MPI_Recv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status), (void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Status *), (buf, count, datatype, source, tag, comm, status))
+ANYMPI_LOADER(int, MPI_Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request), (void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, source, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Recv_init_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request), (void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, source, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm), (const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm), (sendbuf, recvbuf, count, datatype, op, root, comm))
+ANYMPI_LOADER(int, MPI_Reduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, int, MPI_Comm), (sendbuf, recvbuf, count, datatype, op, root, comm))
+ANYMPI_LOADER(int, MPI_Reduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Reduce_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op), (const void *, void *, int, MPI_Datatype, MPI_Op), (inbuf, inoutbuf, count, datatype, op))
+ANYMPI_LOADER(int, MPI_Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op), (inbuf, inoutbuf, count, datatype, op))
+ANYMPI_LOADER(int, MPI_Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, recvcounts, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Reduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, const MPI_Count *, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, recvcounts, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, recvcount, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, recvcount, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Reduce_scatter_block_init, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Reduce_scatter_block_init_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Reduce_scatter_init, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, const int *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Reduce_scatter_init_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, const MPI_Count *, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Register_datarep, (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state), (const char *, MPI_Datarep_conversion_function *, MPI_Datarep_conversion_function *, MPI_Datarep_extent_function *, void *), (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state))
+ANYMPI_LOADER(int, MPI_Register_datarep_c, (const char *datarep, MPI_Datarep_conversion_function_c *read_conversion_fn, MPI_Datarep_conversion_function_c *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state), (const char *, MPI_Datarep_conversion_function_c *, MPI_Datarep_conversion_function_c *, MPI_Datarep_extent_function *, void *), (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state))
+ANYMPI_LOADER(int, MPI_Remove_error_class, (int errorclass), (int), (errorclass))
+ANYMPI_LOADER(int, MPI_Remove_error_code, (int errorcode), (int), (errorcode))
+ANYMPI_LOADER(int, MPI_Remove_error_string, (int errorcode), (int), (errorcode))
+ANYMPI_LOADER(int, MPI_Request_free, (MPI_Request *request), (MPI_Request *), (request))
+ANYMPI_LOADER(int, MPI_Request_get_status, (MPI_Request request, int *flag, MPI_Status *status), (MPI_Request, int *, MPI_Status *), (request, flag, status))
+ANYMPI_LOADER(int, MPI_Request_get_status_all, (int count, const MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses), (int, const MPI_Request *, int *, MPI_Status *), (count, array_of_requests, flag, array_of_statuses))
+ANYMPI_LOADER(int, MPI_Request_get_status_any, (int count, const MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status), (int, const MPI_Request *, int *, int *, MPI_Status *), (count, array_of_requests, indx, flag, status))
+ANYMPI_LOADER(int, MPI_Request_get_status_some, (int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses), (int, const MPI_Request *, int *, int *, MPI_Status *), (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
+ANYMPI_LOADER(int, MPI_Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request), (void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request *), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request))
+ANYMPI_LOADER(int, MPI_Rget_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request), (void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request *), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request))
+ANYMPI_LOADER(int, MPI_Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *), (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request))
+ANYMPI_LOADER(int, MPI_Rget_accumulate_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request *), (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request))
+ANYMPI_LOADER(int, MPI_Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request), (const void *, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request *), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request))
+ANYMPI_LOADER(int, MPI_Rput_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, MPI_Aint, MPI_Count, MPI_Datatype, MPI_Win, MPI_Request *), (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request))
+ANYMPI_LOADER(int, MPI_Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (const void *, int, MPI_Datatype, int, int, MPI_Comm), (buf, count, datatype, dest, tag, comm))
+ANYMPI_LOADER(int, MPI_Rsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm), (buf, count, datatype, dest, tag, comm))
+ANYMPI_LOADER(int, MPI_Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Rsend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, count, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Scan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm), (sendbuf, recvbuf, count, datatype, op, comm))
+ANYMPI_LOADER(int, MPI_Scan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Scan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, void *, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, recvbuf, count, datatype, op, comm, info, request))
+ANYMPI_LOADER(int, MPI_Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ANYMPI_LOADER(int, MPI_Scatter_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ANYMPI_LOADER(int, MPI_Scatter_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Scatter_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm), (const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm), (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ANYMPI_LOADER(int, MPI_Scatterv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm), (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))
+ANYMPI_LOADER(int, MPI_Scatterv_init, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const int *, const int *, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Scatterv_init_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request), (const void *, const MPI_Count *, const MPI_Aint *, MPI_Datatype, void *, MPI_Count, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request *), (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+ANYMPI_LOADER(int, MPI_Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (const void *, int, MPI_Datatype, int, int, MPI_Comm), (buf, count, datatype, dest, tag, comm))
+ANYMPI_LOADER(int, MPI_Send_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm), (buf, count, datatype, dest, tag, comm))
+ANYMPI_LOADER(int, MPI_Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Send_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status), (const void *, int, MPI_Datatype, int, int, void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *), (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status))
+ANYMPI_LOADER(int, MPI_Sendrecv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status), (const void *, MPI_Count, MPI_Datatype, int, int, void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Status *), (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status))
+ANYMPI_LOADER(int, MPI_Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status), (void *, int, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Status *), (buf, count, datatype, dest, sendtag, source, recvtag, comm, status))
+ANYMPI_LOADER(int, MPI_Sendrecv_replace_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status), (void *, MPI_Count, MPI_Datatype, int, int, int, int, MPI_Comm, MPI_Status *), (buf, count, datatype, dest, sendtag, source, recvtag, comm, status))
+ANYMPI_LOADER(int, MPI_Session_attach_buffer, (MPI_Session session, void *buffer, int size), (MPI_Session, void *, int), (session, buffer, size))
+ANYMPI_LOADER(int, MPI_Session_attach_buffer_c, (MPI_Session session, void *buffer, MPI_Count size), (MPI_Session, void *, MPI_Count), (session, buffer, size))
+ANYMPI_LOADER(int, MPI_Session_call_errhandler, (MPI_Session session, int errorcode), (MPI_Session, int), (session, errorcode))
+ANYMPI_LOADER(int, MPI_Session_create_errhandler, (MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler), (MPI_Session_errhandler_function *, MPI_Errhandler *), (session_errhandler_fn, errhandler))
+ANYMPI_LOADER(int, MPI_Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size), (MPI_Session, void *, int *), (session, buffer_addr, size))
+ANYMPI_LOADER(int, MPI_Session_detach_buffer_c, (MPI_Session session, void *buffer_addr, MPI_Count *size), (MPI_Session, void *, MPI_Count *), (session, buffer_addr, size))
+ANYMPI_LOADER(int, MPI_Session_finalize, (MPI_Session *session), (MPI_Session *), (session))
+ANYMPI_LOADER(int, MPI_Session_flush_buffer, (MPI_Session session), (MPI_Session), (session))
+ANYMPI_LOADER(int, MPI_Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler), (MPI_Session, MPI_Errhandler *), (session, errhandler))
+ANYMPI_LOADER(int, MPI_Session_get_info, (MPI_Session session, MPI_Info *info_used), (MPI_Session, MPI_Info *), (session, info_used))
+ANYMPI_LOADER(int, MPI_Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name), (MPI_Session, MPI_Info, int, int *, char *), (session, info, n, pset_len, pset_name))
+ANYMPI_LOADER(int, MPI_Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names), (MPI_Session, MPI_Info, int *), (session, info, npset_names))
+ANYMPI_LOADER(int, MPI_Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info), (MPI_Session, const char *, MPI_Info *), (session, pset_name, info))
+ANYMPI_LOADER(int, MPI_Session_iflush_buffer, (MPI_Session session, MPI_Request *request), (MPI_Session, MPI_Request *), (session, request))
+ANYMPI_LOADER(int, MPI_Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session), (MPI_Info, MPI_Errhandler, MPI_Session *), (info, errhandler, session))
+ANYMPI_LOADER(int, MPI_Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler), (MPI_Session, MPI_Errhandler), (session, errhandler))
+ANYMPI_LOADER(int, MPI_Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (const void *, int, MPI_Datatype, int, int, MPI_Comm), (buf, count, datatype, dest, tag, comm))
+ANYMPI_LOADER(int, MPI_Ssend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm), (buf, count, datatype, dest, tag, comm))
+ANYMPI_LOADER(int, MPI_Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Ssend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request), (const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *), (buf, count, datatype, dest, tag, comm, request))
+ANYMPI_LOADER(int, MPI_Start, (MPI_Request *request), (MPI_Request *), (request))
+ANYMPI_LOADER(int, MPI_Startall, (int count, MPI_Request array_of_requests[]), (int, MPI_Request *), (count, array_of_requests))
+ANYMPI_LOADER(int, MPI_Status_get_error, (const MPI_Status *status, int *error), (const MPI_Status *, int *), (status, error))
+ANYMPI_LOADER(int, MPI_Status_get_source, (const MPI_Status *status, int *source), (const MPI_Status *, int *), (status, source))
+ANYMPI_LOADER(int, MPI_Status_get_tag, (const MPI_Status *status, int *tag), (const MPI_Status *, int *), (status, tag))
+ANYMPI_LOADER(int, MPI_Status_set_cancelled, (MPI_Status *status, int flag), (MPI_Status *, int), (status, flag))
+ANYMPI_LOADER(int, MPI_Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count), (MPI_Status *, MPI_Datatype, int), (status, datatype, count))
+ANYMPI_LOADER(int, MPI_Status_set_elements_c, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count), (MPI_Status *, MPI_Datatype, MPI_Count), (status, datatype, count))
+ANYMPI_LOADER(int, MPI_Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count), (MPI_Status *, MPI_Datatype, MPI_Count), (status, datatype, count))
+ANYMPI_LOADER(int, MPI_Status_set_error, (MPI_Status *status, int error), (MPI_Status *, int), (status, error))
+ANYMPI_LOADER(int, MPI_Status_set_source, (MPI_Status *status, int source), (MPI_Status *, int), (status, source))
+ANYMPI_LOADER(int, MPI_Status_set_tag, (MPI_Status *status, int tag), (MPI_Status *, int), (status, tag))
+ANYMPI_LOADER(int, MPI_Test, (MPI_Request *request, int *flag, MPI_Status *status), (MPI_Request *, int *, MPI_Status *), (request, flag, status))
+ANYMPI_LOADER(int, MPI_Test_cancelled, (const MPI_Status *status, int *flag), (const MPI_Status *, int *), (status, flag))
+ANYMPI_LOADER(int, MPI_Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses), (int, MPI_Request *, int *, MPI_Status *), (count, array_of_requests, flag, array_of_statuses))
+ANYMPI_LOADER(int, MPI_Testany, (int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status), (int, MPI_Request *, int *, int *, MPI_Status *), (count, array_of_requests, indx, flag, status))
+ANYMPI_LOADER(int, MPI_Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses), (int, MPI_Request *, int *, int *, MPI_Status *), (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
+ANYMPI_LOADER(int, MPI_Topo_test, (MPI_Comm comm, int *status), (MPI_Comm, int *), (comm, status))
+ANYMPI_LOADER(int, MPI_Type_commit, (MPI_Datatype *datatype), (MPI_Datatype *), (datatype))
+ANYMPI_LOADER(int, MPI_Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype), (int, MPI_Datatype, MPI_Datatype *), (count, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_contiguous_c, (MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype), (MPI_Count, MPI_Datatype, MPI_Datatype *), (count, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype), (int, int, int, const int *, const int *, const int *, const int *, int, MPI_Datatype, MPI_Datatype *), (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_darray_c, (int size, int rank, int ndims, const MPI_Count array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype), (int, int, int, const MPI_Count *, const int *, const int *, const int *, int, MPI_Datatype, MPI_Datatype *), (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype), (int, int, MPI_Datatype *), (p, r, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_f90_integer, (int r, MPI_Datatype *newtype), (int, MPI_Datatype *), (r, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_f90_real, (int p, int r, MPI_Datatype *newtype), (int, int, MPI_Datatype *), (p, r, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype), (int, const int *, const MPI_Aint *, MPI_Datatype, MPI_Datatype *), (count, array_of_blocklengths, array_of_displacements, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_hindexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype), (MPI_Count, const MPI_Count *, const MPI_Count *, MPI_Datatype, MPI_Datatype *), (count, array_of_blocklengths, array_of_displacements, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype), (int, int, const MPI_Aint *, MPI_Datatype, MPI_Datatype *), (count, blocklength, array_of_displacements, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_hindexed_block_c, (MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype), (MPI_Count, MPI_Count, const MPI_Count *, MPI_Datatype, MPI_Datatype *), (count, blocklength, array_of_displacements, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype), (int, int, MPI_Aint, MPI_Datatype, MPI_Datatype *), (count, blocklength, stride, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_hvector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype), (MPI_Count, MPI_Count, MPI_Count, MPI_Datatype, MPI_Datatype *), (count, blocklength, stride, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype), (int, int, const int *, MPI_Datatype, MPI_Datatype *), (count, blocklength, array_of_displacements, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_indexed_block_c, (MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype), (MPI_Count, MPI_Count, const MPI_Count *, MPI_Datatype, MPI_Datatype *), (count, blocklength, array_of_displacements, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state), (MPI_Type_copy_attr_function *, MPI_Type_delete_attr_function *, int *, void *), (type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state))
+ANYMPI_LOADER(int, MPI_Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype), (MPI_Datatype, MPI_Aint, MPI_Aint, MPI_Datatype *), (oldtype, lb, extent, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_resized_c, (MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype), (MPI_Datatype, MPI_Count, MPI_Count, MPI_Datatype *), (oldtype, lb, extent, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype), (int, const int *, const MPI_Aint *, const MPI_Datatype *, MPI_Datatype *), (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_struct_c, (MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype), (MPI_Count, const MPI_Count *, const MPI_Count *, const MPI_Datatype *, MPI_Datatype *), (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype), (int, const int *, const int *, const int *, int, MPI_Datatype, MPI_Datatype *), (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_create_subarray_c, (int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype), (int, const MPI_Count *, const MPI_Count *, const MPI_Count *, int, MPI_Datatype, MPI_Datatype *), (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_delete_attr, (MPI_Datatype datatype, int type_keyval), (MPI_Datatype, int), (datatype, type_keyval))
+ANYMPI_LOADER(int, MPI_Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype), (MPI_Datatype, MPI_Datatype *), (oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_free, (MPI_Datatype *datatype), (MPI_Datatype *), (datatype))
+ANYMPI_LOADER(int, MPI_Type_free_keyval, (int *type_keyval), (int *), (type_keyval))
+ANYMPI_LOADER(int, MPI_Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag), (MPI_Datatype, int, void *, int *), (datatype, type_keyval, attribute_val, flag))
+ANYMPI_LOADER(int, MPI_Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]), (MPI_Datatype, int, int, int, int *, MPI_Aint *, MPI_Datatype *), (datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes))
+ANYMPI_LOADER(int, MPI_Type_get_contents_c, (MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses, MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]), (MPI_Datatype, MPI_Count, MPI_Count, MPI_Count, MPI_Count, int *, MPI_Aint *, MPI_Count *, MPI_Datatype *), (datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes))
+ANYMPI_LOADER(int, MPI_Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner), (MPI_Datatype, int *, int *, int *, int *), (datatype, num_integers, num_addresses, num_datatypes, combiner))
+ANYMPI_LOADER(int, MPI_Type_get_envelope_c, (MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses, MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner), (MPI_Datatype, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Count *, int *), (datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner))
+ANYMPI_LOADER(int, MPI_Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent), (MPI_Datatype, MPI_Aint *, MPI_Aint *), (datatype, lb, extent))
+ANYMPI_LOADER(int, MPI_Type_get_extent_c, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent), (MPI_Datatype, MPI_Count *, MPI_Count *), (datatype, lb, extent))
+ANYMPI_LOADER(int, MPI_Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent), (MPI_Datatype, MPI_Count *, MPI_Count *), (datatype, lb, extent))
+ANYMPI_LOADER(int, MPI_Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen), (MPI_Datatype, char *, int *), (datatype, type_name, resultlen))
+ANYMPI_LOADER(int, MPI_Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent), (MPI_Datatype, MPI_Aint *, MPI_Aint *), (datatype, true_lb, true_extent))
+ANYMPI_LOADER(int, MPI_Type_get_true_extent_c, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent), (MPI_Datatype, MPI_Count *, MPI_Count *), (datatype, true_lb, true_extent))
+ANYMPI_LOADER(int, MPI_Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent), (MPI_Datatype, MPI_Count *, MPI_Count *), (datatype, true_lb, true_extent))
+ANYMPI_LOADER(int, MPI_Type_get_value_index, (MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type), (MPI_Datatype, MPI_Datatype, MPI_Datatype *), (value_type, index_type, pair_type))
+ANYMPI_LOADER(int, MPI_Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype), (int, const int *, const int *, MPI_Datatype, MPI_Datatype *), (count, array_of_blocklengths, array_of_displacements, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_indexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype), (MPI_Count, const MPI_Count *, const MPI_Count *, MPI_Datatype, MPI_Datatype *), (count, array_of_blocklengths, array_of_displacements, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_match_size, (int typeclass, int size, MPI_Datatype *datatype), (int, int, MPI_Datatype *), (typeclass, size, datatype))
+ANYMPI_LOADER(int, MPI_Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val), (MPI_Datatype, int, void *), (datatype, type_keyval, attribute_val))
+ANYMPI_LOADER(int, MPI_Type_set_name, (MPI_Datatype datatype, const char *type_name), (MPI_Datatype, const char *), (datatype, type_name))
+ANYMPI_LOADER(int, MPI_Type_size, (MPI_Datatype datatype, int *size), (MPI_Datatype, int *), (datatype, size))
+ANYMPI_LOADER(int, MPI_Type_size_c, (MPI_Datatype datatype, MPI_Count *size), (MPI_Datatype, MPI_Count *), (datatype, size))
+ANYMPI_LOADER(int, MPI_Type_size_x, (MPI_Datatype datatype, MPI_Count *size), (MPI_Datatype, MPI_Count *), (datatype, size))
+ANYMPI_LOADER(int, MPI_Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype), (int, int, int, MPI_Datatype, MPI_Datatype *), (count, blocklength, stride, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Type_vector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype), (MPI_Count, MPI_Count, MPI_Count, MPI_Datatype, MPI_Datatype *), (count, blocklength, stride, oldtype, newtype))
+ANYMPI_LOADER(int, MPI_Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm), (const void *, int, int *, void *, int, MPI_Datatype, MPI_Comm), (inbuf, insize, position, outbuf, outcount, datatype, comm))
+ANYMPI_LOADER(int, MPI_Unpack_c, (const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm), (const void *, MPI_Count, MPI_Count *, void *, MPI_Count, MPI_Datatype, MPI_Comm), (inbuf, insize, position, outbuf, outcount, datatype, comm))
+ANYMPI_LOADER(int, MPI_Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype), (const char *, const void *, MPI_Aint, MPI_Aint *, void *, int, MPI_Datatype), (datarep, inbuf, insize, position, outbuf, outcount, datatype))
+ANYMPI_LOADER(int, MPI_Unpack_external_c, (const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount, MPI_Datatype datatype), (const char *, const void *, MPI_Count, MPI_Count *, void *, MPI_Count, MPI_Datatype), (datarep, inbuf, insize, position, outbuf, outcount, datatype))
+ANYMPI_LOADER(int, MPI_Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name), (const char *, MPI_Info, const char *), (service_name, info, port_name))
+ANYMPI_LOADER(int, MPI_Wait, (MPI_Request *request, MPI_Status *status), (MPI_Request *, MPI_Status *), (request, status))
+ANYMPI_LOADER(int, MPI_Waitall, (int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses), (int, MPI_Request *, MPI_Status *), (count, array_of_requests, array_of_statuses))
+ANYMPI_LOADER(int, MPI_Waitany, (int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status), (int, MPI_Request *, int *, MPI_Status *), (count, array_of_requests, indx, status))
+ANYMPI_LOADER(int, MPI_Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status *array_of_statuses), (int, MPI_Request *, int *, int *, MPI_Status *), (incount, array_of_requests, outcount, array_of_indices, array_of_statuses))
+ANYMPI_LOADER(int, MPI_Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win), (MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *), (size, disp_unit, info, comm, baseptr, win))
+ANYMPI_LOADER(int, MPI_Win_allocate_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win), (MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, void *, MPI_Win *), (size, disp_unit, info, comm, baseptr, win))
+ANYMPI_LOADER(int, MPI_Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win), (MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *), (size, disp_unit, info, comm, baseptr, win))
+ANYMPI_LOADER(int, MPI_Win_allocate_shared_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win), (MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, void *, MPI_Win *), (size, disp_unit, info, comm, baseptr, win))
+ANYMPI_LOADER(int, MPI_Win_attach, (MPI_Win win, void *base, MPI_Aint size), (MPI_Win, void *, MPI_Aint), (win, base, size))
+ANYMPI_LOADER(int, MPI_Win_call_errhandler, (MPI_Win win, int errorcode), (MPI_Win, int), (win, errorcode))
+ANYMPI_LOADER(int, MPI_Win_complete, (MPI_Win win), (MPI_Win), (win))
+ANYMPI_LOADER(int, MPI_Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win), (void *, MPI_Aint, int, MPI_Info, MPI_Comm, MPI_Win *), (base, size, disp_unit, info, comm, win))
+ANYMPI_LOADER(int, MPI_Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win), (void *, MPI_Aint, MPI_Aint, MPI_Info, MPI_Comm, MPI_Win *), (base, size, disp_unit, info, comm, win))
+ANYMPI_LOADER(int, MPI_Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win), (MPI_Info, MPI_Comm, MPI_Win *), (info, comm, win))
+ANYMPI_LOADER(int, MPI_Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler), (MPI_Win_errhandler_function *, MPI_Errhandler *), (win_errhandler_fn, errhandler))
+ANYMPI_LOADER(int, MPI_Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state), (MPI_Win_copy_attr_function *, MPI_Win_delete_attr_function *, int *, void *), (win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state))
+ANYMPI_LOADER(int, MPI_Win_delete_attr, (MPI_Win win, int win_keyval), (MPI_Win, int), (win, win_keyval))
+ANYMPI_LOADER(int, MPI_Win_detach, (MPI_Win win, const void *base), (MPI_Win, const void *), (win, base))
+ANYMPI_LOADER(int, MPI_Win_fence, (int assert, MPI_Win win), (int, MPI_Win), (assert, win))
+ANYMPI_LOADER(int, MPI_Win_flush, (int rank, MPI_Win win), (int, MPI_Win), (rank, win))
+ANYMPI_LOADER(int, MPI_Win_flush_all, (MPI_Win win), (MPI_Win), (win))
+ANYMPI_LOADER(int, MPI_Win_flush_local, (int rank, MPI_Win win), (int, MPI_Win), (rank, win))
+ANYMPI_LOADER(int, MPI_Win_flush_local_all, (MPI_Win win), (MPI_Win), (win))
+ANYMPI_LOADER(int, MPI_Win_free, (MPI_Win *win), (MPI_Win *), (win))
+ANYMPI_LOADER(int, MPI_Win_free_keyval, (int *win_keyval), (int *), (win_keyval))
+ANYMPI_LOADER(int, MPI_Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag), (MPI_Win, int, void *, int *), (win, win_keyval, attribute_val, flag))
+ANYMPI_LOADER(int, MPI_Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler), (MPI_Win, MPI_Errhandler *), (win, errhandler))
+ANYMPI_LOADER(int, MPI_Win_get_group, (MPI_Win win, MPI_Group *group), (MPI_Win, MPI_Group *), (win, group))
+ANYMPI_LOADER(int, MPI_Win_get_info, (MPI_Win win, MPI_Info *info_used), (MPI_Win, MPI_Info *), (win, info_used))
+ANYMPI_LOADER(int, MPI_Win_get_name, (MPI_Win win, char *win_name, int *resultlen), (MPI_Win, char *, int *), (win, win_name, resultlen))
+ANYMPI_LOADER(int, MPI_Win_lock, (int lock_type, int rank, int assert, MPI_Win win), (int, int, int, MPI_Win), (lock_type, rank, assert, win))
+ANYMPI_LOADER(int, MPI_Win_lock_all, (int assert, MPI_Win win), (int, MPI_Win), (assert, win))
+ANYMPI_LOADER(int, MPI_Win_post, (MPI_Group group, int assert, MPI_Win win), (MPI_Group, int, MPI_Win), (group, assert, win))
+ANYMPI_LOADER(int, MPI_Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val), (MPI_Win, int, void *), (win, win_keyval, attribute_val))
+ANYMPI_LOADER(int, MPI_Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler), (MPI_Win, MPI_Errhandler), (win, errhandler))
+ANYMPI_LOADER(int, MPI_Win_set_info, (MPI_Win win, MPI_Info info), (MPI_Win, MPI_Info), (win, info))
+ANYMPI_LOADER(int, MPI_Win_set_name, (MPI_Win win, const char *win_name), (MPI_Win, const char *), (win, win_name))
+ANYMPI_LOADER(int, MPI_Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr), (MPI_Win, int, MPI_Aint *, int *, void *), (win, rank, size, disp_unit, baseptr))
+ANYMPI_LOADER(int, MPI_Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr), (MPI_Win, int, MPI_Aint *, MPI_Aint *, void *), (win, rank, size, disp_unit, baseptr))
+ANYMPI_LOADER(int, MPI_Win_start, (MPI_Group group, int assert, MPI_Win win), (MPI_Group, int, MPI_Win), (group, assert, win))
+ANYMPI_LOADER(int, MPI_Win_sync, (MPI_Win win), (MPI_Win), (win))
+ANYMPI_LOADER(int, MPI_Win_test, (MPI_Win win, int *flag), (MPI_Win, int *), (win, flag))
+ANYMPI_LOADER(int, MPI_Win_unlock, (int rank, MPI_Win win), (int, MPI_Win), (rank, win))
+ANYMPI_LOADER(int, MPI_Win_unlock_all, (MPI_Win win), (MPI_Win), (win))
+ANYMPI_LOADER(int, MPI_Win_wait, (MPI_Win win), (MPI_Win), (win))
+ANYMPI_LOADER(MPI_Aint, MPI_Aint_add, (MPI_Aint base, MPI_Aint disp), (MPI_Aint, MPI_Aint), (base, disp))
+ANYMPI_LOADER(MPI_Aint, MPI_Aint_diff, (MPI_Aint addr1, MPI_Aint addr2), (MPI_Aint, MPI_Aint), (addr1, addr2))
+ANYMPI_LOADER(double, MPI_Wtick, (void), (void), ())
+ANYMPI_LOADER(double, MPI_Wtime, (void), (void), ())
+ANYMPI_LOADER(MPI_Comm, MPI_Comm_fromint, (int comm), (int), (comm))
+ANYMPI_LOADER(int, MPI_Comm_toint, (MPI_Comm comm), (MPI_Comm), (comm))
+ANYMPI_LOADER(MPI_Errhandler, MPI_Errhandler_fromint, (int errhandler), (int), (errhandler))
+ANYMPI_LOADER(int, MPI_Errhandler_toint, (MPI_Errhandler errhandler), (MPI_Errhandler), (errhandler))
+ANYMPI_LOADER(MPI_File, MPI_File_fromint, (int file), (int), (file))
+ANYMPI_LOADER(int, MPI_File_toint, (MPI_File file), (MPI_File), (file))
+ANYMPI_LOADER(MPI_Group, MPI_Group_fromint, (int group), (int), (group))
+ANYMPI_LOADER(int, MPI_Group_toint, (MPI_Group group), (MPI_Group), (group))
+ANYMPI_LOADER(MPI_Info, MPI_Info_fromint, (int info), (int), (info))
+ANYMPI_LOADER(int, MPI_Info_toint, (MPI_Info info), (MPI_Info), (info))
+ANYMPI_LOADER(MPI_Message, MPI_Message_fromint, (int message), (int), (message))
+ANYMPI_LOADER(int, MPI_Message_toint, (MPI_Message message), (MPI_Message), (message))
+ANYMPI_LOADER(MPI_Op, MPI_Op_fromint, (int op), (int), (op))
+ANYMPI_LOADER(int, MPI_Op_toint, (MPI_Op op), (MPI_Op), (op))
+ANYMPI_LOADER(MPI_Request, MPI_Request_fromint, (int request), (int), (request))
+ANYMPI_LOADER(int, MPI_Request_toint, (MPI_Request request), (MPI_Request), (request))
+ANYMPI_LOADER(MPI_Session, MPI_Session_fromint, (int session), (int), (session))
+ANYMPI_LOADER(int, MPI_Session_toint, (MPI_Session session), (MPI_Session), (session))
+ANYMPI_LOADER(MPI_Datatype, MPI_Type_fromint, (int datatype), (int), (datatype))
+ANYMPI_LOADER(int, MPI_Type_toint, (MPI_Datatype datatype), (MPI_Datatype), (datatype))
+ANYMPI_LOADER(MPI_Win, MPI_Win_fromint, (int win), (int), (win))
+ANYMPI_LOADER(int, MPI_Win_toint, (MPI_Win win), (MPI_Win), (win))
+ANYMPI_LOADER(int, MPI_T_category_changed, (int *update_number), (int *), (update_number))
+ANYMPI_LOADER(int, MPI_T_category_get_categories, (int cat_index, int len, int indices[]), (int, int, int *), (cat_index, len, indices))
+ANYMPI_LOADER(int, MPI_T_category_get_cvars, (int cat_index, int len, int indices[]), (int, int, int *), (cat_index, len, indices))
+ANYMPI_LOADER(int, MPI_T_category_get_events, (int cat_index, int len, int indices[]), (int, int, int *), (cat_index, len, indices))
+ANYMPI_LOADER(int, MPI_T_category_get_index, (const char *name, int *cat_index), (const char *, int *), (name, cat_index))
+ANYMPI_LOADER(int, MPI_T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories), (int, char *, int *, char *, int *, int *, int *, int *), (cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories))
+ANYMPI_LOADER(int, MPI_T_category_get_num, (int *num_cat), (int *), (num_cat))
+ANYMPI_LOADER(int, MPI_T_category_get_num_events, (int cat_index, int *num_events), (int, int *), (cat_index, num_events))
+ANYMPI_LOADER(int, MPI_T_category_get_pvars, (int cat_index, int len, int indices[]), (int, int, int *), (cat_index, len, indices))
+ANYMPI_LOADER(int, MPI_T_cvar_get_index, (const char *name, int *cvar_index), (const char *, int *), (name, cvar_index))
+ANYMPI_LOADER(int, MPI_T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope), (int, char *, int *, int *, MPI_Datatype *, MPI_T_enum *, char *, int *, int *, int *), (cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope))
+ANYMPI_LOADER(int, MPI_T_cvar_get_num, (int *num_cvar), (int *), (num_cvar))
+ANYMPI_LOADER(int, MPI_T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count), (int, void *, MPI_T_cvar_handle *, int *), (cvar_index, obj_handle, handle, count))
+ANYMPI_LOADER(int, MPI_T_cvar_handle_free, (MPI_T_cvar_handle *handle), (MPI_T_cvar_handle *), (handle))
+ANYMPI_LOADER(int, MPI_T_cvar_read, (MPI_T_cvar_handle handle, void *buf), (MPI_T_cvar_handle, void *), (handle, buf))
+ANYMPI_LOADER(int, MPI_T_cvar_write, (MPI_T_cvar_handle handle, const void *buf), (MPI_T_cvar_handle, const void *), (handle, buf))
+ANYMPI_LOADER(int, MPI_T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len), (MPI_T_enum, int *, char *, int *), (enumtype, num, name, name_len))
+ANYMPI_LOADER(int, MPI_T_enum_get_item, (MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len), (MPI_T_enum, int, int *, char *, int *), (enumtype, indx, value, name, name_len))
+ANYMPI_LOADER(int, MPI_T_event_callback_get_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used), (MPI_T_event_registration, MPI_T_cb_safety, MPI_Info *), (event_registration, cb_safety, info_used))
+ANYMPI_LOADER(int, MPI_T_event_callback_set_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info), (MPI_T_event_registration, MPI_T_cb_safety, MPI_Info), (event_registration, cb_safety, info))
+ANYMPI_LOADER(int, MPI_T_event_copy, (MPI_T_event_instance event_instance, void *buffer), (MPI_T_event_instance, void *), (event_instance, buffer))
+ANYMPI_LOADER(int, MPI_T_event_get_index, (const char *name, int *event_index), (const char *, int *), (name, event_index))
+ANYMPI_LOADER(int, MPI_T_event_get_info, (int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind), (int, char *, int *, int *, MPI_Datatype *, MPI_Aint *, int *, MPI_T_enum *, MPI_Info *, char *, int *, int *), (event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind))
+ANYMPI_LOADER(int, MPI_T_event_get_num, (int *num_events), (int *), (num_events))
+ANYMPI_LOADER(int, MPI_T_event_get_source, (MPI_T_event_instance event_instance, int *source_index), (MPI_T_event_instance, int *), (event_instance, source_index))
+ANYMPI_LOADER(int, MPI_T_event_get_timestamp, (MPI_T_event_instance event_instance, MPI_Count *event_timestamp), (MPI_T_event_instance, MPI_Count *), (event_instance, event_timestamp))
+ANYMPI_LOADER(int, MPI_T_event_handle_alloc, (int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration), (int, void *, MPI_Info, MPI_T_event_registration *), (event_index, obj_handle, info, event_registration))
+ANYMPI_LOADER(int, MPI_T_event_handle_free, (MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function), (MPI_T_event_registration, void *, MPI_T_event_free_cb_function), (event_registration, user_data, free_cb_function))
+ANYMPI_LOADER(int, MPI_T_event_handle_get_info, (MPI_T_event_registration event_registration, MPI_Info *info_used), (MPI_T_event_registration, MPI_Info *), (event_registration, info_used))
+ANYMPI_LOADER(int, MPI_T_event_handle_set_info, (MPI_T_event_registration event_registration, MPI_Info info), (MPI_T_event_registration, MPI_Info), (event_registration, info))
+ANYMPI_LOADER(int, MPI_T_event_read, (MPI_T_event_instance event_instance, int element_index, void *buffer), (MPI_T_event_instance, int, void *), (event_instance, element_index, buffer))
+ANYMPI_LOADER(int, MPI_T_event_register_callback, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function), (MPI_T_event_registration, MPI_T_cb_safety, MPI_Info, void *, MPI_T_event_cb_function), (event_registration, cb_safety, info, user_data, event_cb_function))
+ANYMPI_LOADER(int, MPI_T_event_set_dropped_handler, (MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function), (MPI_T_event_registration, MPI_T_event_dropped_cb_function), (event_registration, dropped_cb_function))
+ANYMPI_LOADER(int, MPI_T_finalize, (void), (void), ())
+ANYMPI_LOADER(int, MPI_T_init_thread, (int required, int *provided), (int, int *), (required, provided))
+ANYMPI_LOADER(int, MPI_T_pvar_get_index, (const char *name, int var_class, int *pvar_index), (const char *, int, int *), (name, var_class, pvar_index))
+ANYMPI_LOADER(int, MPI_T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic), (int, char *, int *, int *, int *, MPI_Datatype *, MPI_T_enum *, char *, int *, int *, int *, int *, int *), (pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic))
+ANYMPI_LOADER(int, MPI_T_pvar_get_num, (int *num_pvar), (int *), (num_pvar))
+ANYMPI_LOADER(int, MPI_T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count), (MPI_T_pvar_session, int, void *, MPI_T_pvar_handle *, int *), (session, pvar_index, obj_handle, handle, count))
+ANYMPI_LOADER(int, MPI_T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle), (MPI_T_pvar_session, MPI_T_pvar_handle *), (session, handle))
+ANYMPI_LOADER(int, MPI_T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf), (MPI_T_pvar_session, MPI_T_pvar_handle, void *), (session, handle, buf))
+ANYMPI_LOADER(int, MPI_T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf), (MPI_T_pvar_session, MPI_T_pvar_handle, void *), (session, handle, buf))
+ANYMPI_LOADER(int, MPI_T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle), (MPI_T_pvar_session, MPI_T_pvar_handle), (session, handle))
+ANYMPI_LOADER(int, MPI_T_pvar_session_create, (MPI_T_pvar_session *session), (MPI_T_pvar_session *), (session))
+ANYMPI_LOADER(int, MPI_T_pvar_session_free, (MPI_T_pvar_session *session), (MPI_T_pvar_session *), (session))
+ANYMPI_LOADER(int, MPI_T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle), (MPI_T_pvar_session, MPI_T_pvar_handle), (session, handle))
+ANYMPI_LOADER(int, MPI_T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle), (MPI_T_pvar_session, MPI_T_pvar_handle), (session, handle))
+ANYMPI_LOADER(int, MPI_T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf), (MPI_T_pvar_session, MPI_T_pvar_handle, const void *), (session, handle, buf))
+ANYMPI_LOADER(int, MPI_T_source_get_info, (int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info), (int, char *, int *, char *, int *, MPI_T_source_order *, MPI_Count *, MPI_Count *, MPI_Info *), (source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info))
+ANYMPI_LOADER(int, MPI_T_source_get_num, (int *num_sources), (int *), (num_sources))
+ANYMPI_LOADER(int, MPI_T_source_get_timestamp, (int source_index, MPI_Count *timestamp), (int, MPI_Count *), (source_index, timestamp))
+void *const anympi_loader_table[ANYMPI_NFUNCS] = {
+    [ANYMPI_IX_MPI_Abi_get_fortran_booleans] = (void *)load_MPI_Abi_get_fortran_booleans,
+    [ANYMPI_IX_MPI_Abi_get_fortran_info] = (void *)load_MPI_Abi_get_fortran_info,
+    [ANYMPI_IX_MPI_Abi_get_info] = (void *)load_MPI_Abi_get_info,
+    [ANYMPI_IX_MPI_Abi_set_fortran_booleans] = (void *)load_MPI_Abi_set_fortran_booleans,
+    [ANYMPI_IX_MPI_Abi_set_fortran_info] = (void *)load_MPI_Abi_set_fortran_info,
+    [ANYMPI_IX_MPI_Abort] = (void *)load_MPI_Abort,
+    [ANYMPI_IX_MPI_Accumulate] = (void *)load_MPI_Accumulate,
+    [ANYMPI_IX_MPI_Accumulate_c] = (void *)load_MPI_Accumulate_c,
+    [ANYMPI_IX_MPI_Add_error_class] = (void *)load_MPI_Add_error_class,
+    [ANYMPI_IX_MPI_Add_error_code] = (void *)load_MPI_Add_error_code,
+    [ANYMPI_IX_MPI_Add_error_string] = (void *)load_MPI_Add_error_string,
+    [ANYMPI_IX_MPI_Allgather] = (void *)load_MPI_Allgather,
+    [ANYMPI_IX_MPI_Allgather_c] = (void *)load_MPI_Allgather_c,
+    [ANYMPI_IX_MPI_Allgather_init] = (void *)load_MPI_Allgather_init,
+    [ANYMPI_IX_MPI_Allgather_init_c] = (void *)load_MPI_Allgather_init_c,
+    [ANYMPI_IX_MPI_Allgatherv] = (void *)load_MPI_Allgatherv,
+    [ANYMPI_IX_MPI_Allgatherv_c] = (void *)load_MPI_Allgatherv_c,
+    [ANYMPI_IX_MPI_Allgatherv_init] = (void *)load_MPI_Allgatherv_init,
+    [ANYMPI_IX_MPI_Allgatherv_init_c] = (void *)load_MPI_Allgatherv_init_c,
+    [ANYMPI_IX_MPI_Alloc_mem] = (void *)load_MPI_Alloc_mem,
+    [ANYMPI_IX_MPI_Allreduce] = (void *)load_MPI_Allreduce,
+    [ANYMPI_IX_MPI_Allreduce_c] = (void *)load_MPI_Allreduce_c,
+    [ANYMPI_IX_MPI_Allreduce_init] = (void *)load_MPI_Allreduce_init,
+    [ANYMPI_IX_MPI_Allreduce_init_c] = (void *)load_MPI_Allreduce_init_c,
+    [ANYMPI_IX_MPI_Alltoall] = (void *)load_MPI_Alltoall,
+    [ANYMPI_IX_MPI_Alltoall_c] = (void *)load_MPI_Alltoall_c,
+    [ANYMPI_IX_MPI_Alltoall_init] = (void *)load_MPI_Alltoall_init,
+    [ANYMPI_IX_MPI_Alltoall_init_c] = (void *)load_MPI_Alltoall_init_c,
+    [ANYMPI_IX_MPI_Alltoallv] = (void *)load_MPI_Alltoallv,
+    [ANYMPI_IX_MPI_Alltoallv_c] = (void *)load_MPI_Alltoallv_c,
+    [ANYMPI_IX_MPI_Alltoallv_init] = (void *)load_MPI_Alltoallv_init,
+    [ANYMPI_IX_MPI_Alltoallv_init_c] = (void *)load_MPI_Alltoallv_init_c,
+    [ANYMPI_IX_MPI_Alltoallw] = (void *)load_MPI_Alltoallw,
+    [ANYMPI_IX_MPI_Alltoallw_c] = (void *)load_MPI_Alltoallw_c,
+    [ANYMPI_IX_MPI_Alltoallw_init] = (void *)load_MPI_Alltoallw_init,
+    [ANYMPI_IX_MPI_Alltoallw_init_c] = (void *)load_MPI_Alltoallw_init_c,
+    [ANYMPI_IX_MPI_Attr_delete] = (void *)load_MPI_Attr_delete,
+    [ANYMPI_IX_MPI_Attr_get] = (void *)load_MPI_Attr_get,
+    [ANYMPI_IX_MPI_Attr_put] = (void *)load_MPI_Attr_put,
+    [ANYMPI_IX_MPI_Barrier] = (void *)load_MPI_Barrier,
+    [ANYMPI_IX_MPI_Barrier_init] = (void *)load_MPI_Barrier_init,
+    [ANYMPI_IX_MPI_Bcast] = (void *)load_MPI_Bcast,
+    [ANYMPI_IX_MPI_Bcast_c] = (void *)load_MPI_Bcast_c,
+    [ANYMPI_IX_MPI_Bcast_init] = (void *)load_MPI_Bcast_init,
+    [ANYMPI_IX_MPI_Bcast_init_c] = (void *)load_MPI_Bcast_init_c,
+    [ANYMPI_IX_MPI_Bsend] = (void *)load_MPI_Bsend,
+    [ANYMPI_IX_MPI_Bsend_c] = (void *)load_MPI_Bsend_c,
+    [ANYMPI_IX_MPI_Bsend_init] = (void *)load_MPI_Bsend_init,
+    [ANYMPI_IX_MPI_Bsend_init_c] = (void *)load_MPI_Bsend_init_c,
+    [ANYMPI_IX_MPI_Buffer_attach] = (void *)load_MPI_Buffer_attach,
+    [ANYMPI_IX_MPI_Buffer_attach_c] = (void *)load_MPI_Buffer_attach_c,
+    [ANYMPI_IX_MPI_Buffer_detach] = (void *)load_MPI_Buffer_detach,
+    [ANYMPI_IX_MPI_Buffer_detach_c] = (void *)load_MPI_Buffer_detach_c,
+    [ANYMPI_IX_MPI_Buffer_flush] = (void *)load_MPI_Buffer_flush,
+    [ANYMPI_IX_MPI_Buffer_iflush] = (void *)load_MPI_Buffer_iflush,
+    [ANYMPI_IX_MPI_Cancel] = (void *)load_MPI_Cancel,
+    [ANYMPI_IX_MPI_Cart_coords] = (void *)load_MPI_Cart_coords,
+    [ANYMPI_IX_MPI_Cart_create] = (void *)load_MPI_Cart_create,
+    [ANYMPI_IX_MPI_Cart_get] = (void *)load_MPI_Cart_get,
+    [ANYMPI_IX_MPI_Cart_map] = (void *)load_MPI_Cart_map,
+    [ANYMPI_IX_MPI_Cart_rank] = (void *)load_MPI_Cart_rank,
+    [ANYMPI_IX_MPI_Cart_shift] = (void *)load_MPI_Cart_shift,
+    [ANYMPI_IX_MPI_Cart_sub] = (void *)load_MPI_Cart_sub,
+    [ANYMPI_IX_MPI_Cartdim_get] = (void *)load_MPI_Cartdim_get,
+    [ANYMPI_IX_MPI_Close_port] = (void *)load_MPI_Close_port,
+    [ANYMPI_IX_MPI_Comm_accept] = (void *)load_MPI_Comm_accept,
+    [ANYMPI_IX_MPI_Comm_attach_buffer] = (void *)load_MPI_Comm_attach_buffer,
+    [ANYMPI_IX_MPI_Comm_attach_buffer_c] = (void *)load_MPI_Comm_attach_buffer_c,
+    [ANYMPI_IX_MPI_Comm_call_errhandler] = (void *)load_MPI_Comm_call_errhandler,
+    [ANYMPI_IX_MPI_Comm_compare] = (void *)load_MPI_Comm_compare,
+    [ANYMPI_IX_MPI_Comm_connect] = (void *)load_MPI_Comm_connect,
+    [ANYMPI_IX_MPI_Comm_create] = (void *)load_MPI_Comm_create,
+    [ANYMPI_IX_MPI_Comm_create_errhandler] = (void *)load_MPI_Comm_create_errhandler,
+    [ANYMPI_IX_MPI_Comm_create_from_group] = (void *)load_MPI_Comm_create_from_group,
+    [ANYMPI_IX_MPI_Comm_create_group] = (void *)load_MPI_Comm_create_group,
+    [ANYMPI_IX_MPI_Comm_create_keyval] = (void *)load_MPI_Comm_create_keyval,
+    [ANYMPI_IX_MPI_Comm_delete_attr] = (void *)load_MPI_Comm_delete_attr,
+    [ANYMPI_IX_MPI_Comm_detach_buffer] = (void *)load_MPI_Comm_detach_buffer,
+    [ANYMPI_IX_MPI_Comm_detach_buffer_c] = (void *)load_MPI_Comm_detach_buffer_c,
+    [ANYMPI_IX_MPI_Comm_disconnect] = (void *)load_MPI_Comm_disconnect,
+    [ANYMPI_IX_MPI_Comm_dup] = (void *)load_MPI_Comm_dup,
+    [ANYMPI_IX_MPI_Comm_dup_with_info] = (void *)load_MPI_Comm_dup_with_info,
+    [ANYMPI_IX_MPI_Comm_flush_buffer] = (void *)load_MPI_Comm_flush_buffer,
+    [ANYMPI_IX_MPI_Comm_free] = (void *)load_MPI_Comm_free,
+    [ANYMPI_IX_MPI_Comm_free_keyval] = (void *)load_MPI_Comm_free_keyval,
+    [ANYMPI_IX_MPI_Comm_get_attr] = (void *)load_MPI_Comm_get_attr,
+    [ANYMPI_IX_MPI_Comm_get_errhandler] = (void *)load_MPI_Comm_get_errhandler,
+    [ANYMPI_IX_MPI_Comm_get_info] = (void *)load_MPI_Comm_get_info,
+    [ANYMPI_IX_MPI_Comm_get_name] = (void *)load_MPI_Comm_get_name,
+    [ANYMPI_IX_MPI_Comm_get_parent] = (void *)load_MPI_Comm_get_parent,
+    [ANYMPI_IX_MPI_Comm_group] = (void *)load_MPI_Comm_group,
+    [ANYMPI_IX_MPI_Comm_idup] = (void *)load_MPI_Comm_idup,
+    [ANYMPI_IX_MPI_Comm_idup_with_info] = (void *)load_MPI_Comm_idup_with_info,
+    [ANYMPI_IX_MPI_Comm_iflush_buffer] = (void *)load_MPI_Comm_iflush_buffer,
+    [ANYMPI_IX_MPI_Comm_join] = (void *)load_MPI_Comm_join,
+    [ANYMPI_IX_MPI_Comm_rank] = (void *)load_MPI_Comm_rank,
+    [ANYMPI_IX_MPI_Comm_remote_group] = (void *)load_MPI_Comm_remote_group,
+    [ANYMPI_IX_MPI_Comm_remote_size] = (void *)load_MPI_Comm_remote_size,
+    [ANYMPI_IX_MPI_Comm_set_attr] = (void *)load_MPI_Comm_set_attr,
+    [ANYMPI_IX_MPI_Comm_set_errhandler] = (void *)load_MPI_Comm_set_errhandler,
+    [ANYMPI_IX_MPI_Comm_set_info] = (void *)load_MPI_Comm_set_info,
+    [ANYMPI_IX_MPI_Comm_set_name] = (void *)load_MPI_Comm_set_name,
+    [ANYMPI_IX_MPI_Comm_size] = (void *)load_MPI_Comm_size,
+    [ANYMPI_IX_MPI_Comm_spawn] = (void *)load_MPI_Comm_spawn,
+    [ANYMPI_IX_MPI_Comm_spawn_multiple] = (void *)load_MPI_Comm_spawn_multiple,
+    [ANYMPI_IX_MPI_Comm_split] = (void *)load_MPI_Comm_split,
+    [ANYMPI_IX_MPI_Comm_split_type] = (void *)load_MPI_Comm_split_type,
+    [ANYMPI_IX_MPI_Comm_test_inter] = (void *)load_MPI_Comm_test_inter,
+    [ANYMPI_IX_MPI_Compare_and_swap] = (void *)load_MPI_Compare_and_swap,
+    [ANYMPI_IX_MPI_Dims_create] = (void *)load_MPI_Dims_create,
+    [ANYMPI_IX_MPI_Dist_graph_create] = (void *)load_MPI_Dist_graph_create,
+    [ANYMPI_IX_MPI_Dist_graph_create_adjacent] = (void *)load_MPI_Dist_graph_create_adjacent,
+    [ANYMPI_IX_MPI_Dist_graph_neighbors] = (void *)load_MPI_Dist_graph_neighbors,
+    [ANYMPI_IX_MPI_Dist_graph_neighbors_count] = (void *)load_MPI_Dist_graph_neighbors_count,
+    [ANYMPI_IX_MPI_Errhandler_free] = (void *)load_MPI_Errhandler_free,
+    [ANYMPI_IX_MPI_Error_class] = (void *)load_MPI_Error_class,
+    [ANYMPI_IX_MPI_Error_string] = (void *)load_MPI_Error_string,
+    [ANYMPI_IX_MPI_Exscan] = (void *)load_MPI_Exscan,
+    [ANYMPI_IX_MPI_Exscan_c] = (void *)load_MPI_Exscan_c,
+    [ANYMPI_IX_MPI_Exscan_init] = (void *)load_MPI_Exscan_init,
+    [ANYMPI_IX_MPI_Exscan_init_c] = (void *)load_MPI_Exscan_init_c,
+    [ANYMPI_IX_MPI_Fetch_and_op] = (void *)load_MPI_Fetch_and_op,
+    [ANYMPI_IX_MPI_File_call_errhandler] = (void *)load_MPI_File_call_errhandler,
+    [ANYMPI_IX_MPI_File_close] = (void *)load_MPI_File_close,
+    [ANYMPI_IX_MPI_File_create_errhandler] = (void *)load_MPI_File_create_errhandler,
+    [ANYMPI_IX_MPI_File_delete] = (void *)load_MPI_File_delete,
+    [ANYMPI_IX_MPI_File_get_amode] = (void *)load_MPI_File_get_amode,
+    [ANYMPI_IX_MPI_File_get_atomicity] = (void *)load_MPI_File_get_atomicity,
+    [ANYMPI_IX_MPI_File_get_byte_offset] = (void *)load_MPI_File_get_byte_offset,
+    [ANYMPI_IX_MPI_File_get_errhandler] = (void *)load_MPI_File_get_errhandler,
+    [ANYMPI_IX_MPI_File_get_group] = (void *)load_MPI_File_get_group,
+    [ANYMPI_IX_MPI_File_get_info] = (void *)load_MPI_File_get_info,
+    [ANYMPI_IX_MPI_File_get_position] = (void *)load_MPI_File_get_position,
+    [ANYMPI_IX_MPI_File_get_position_shared] = (void *)load_MPI_File_get_position_shared,
+    [ANYMPI_IX_MPI_File_get_size] = (void *)load_MPI_File_get_size,
+    [ANYMPI_IX_MPI_File_get_type_extent] = (void *)load_MPI_File_get_type_extent,
+    [ANYMPI_IX_MPI_File_get_type_extent_c] = (void *)load_MPI_File_get_type_extent_c,
+    [ANYMPI_IX_MPI_File_get_view] = (void *)load_MPI_File_get_view,
+    [ANYMPI_IX_MPI_File_iread] = (void *)load_MPI_File_iread,
+    [ANYMPI_IX_MPI_File_iread_c] = (void *)load_MPI_File_iread_c,
+    [ANYMPI_IX_MPI_File_iread_all] = (void *)load_MPI_File_iread_all,
+    [ANYMPI_IX_MPI_File_iread_all_c] = (void *)load_MPI_File_iread_all_c,
+    [ANYMPI_IX_MPI_File_iread_at] = (void *)load_MPI_File_iread_at,
+    [ANYMPI_IX_MPI_File_iread_at_c] = (void *)load_MPI_File_iread_at_c,
+    [ANYMPI_IX_MPI_File_iread_at_all] = (void *)load_MPI_File_iread_at_all,
+    [ANYMPI_IX_MPI_File_iread_at_all_c] = (void *)load_MPI_File_iread_at_all_c,
+    [ANYMPI_IX_MPI_File_iread_shared] = (void *)load_MPI_File_iread_shared,
+    [ANYMPI_IX_MPI_File_iread_shared_c] = (void *)load_MPI_File_iread_shared_c,
+    [ANYMPI_IX_MPI_File_iwrite] = (void *)load_MPI_File_iwrite,
+    [ANYMPI_IX_MPI_File_iwrite_c] = (void *)load_MPI_File_iwrite_c,
+    [ANYMPI_IX_MPI_File_iwrite_all] = (void *)load_MPI_File_iwrite_all,
+    [ANYMPI_IX_MPI_File_iwrite_all_c] = (void *)load_MPI_File_iwrite_all_c,
+    [ANYMPI_IX_MPI_File_iwrite_at] = (void *)load_MPI_File_iwrite_at,
+    [ANYMPI_IX_MPI_File_iwrite_at_c] = (void *)load_MPI_File_iwrite_at_c,
+    [ANYMPI_IX_MPI_File_iwrite_at_all] = (void *)load_MPI_File_iwrite_at_all,
+    [ANYMPI_IX_MPI_File_iwrite_at_all_c] = (void *)load_MPI_File_iwrite_at_all_c,
+    [ANYMPI_IX_MPI_File_iwrite_shared] = (void *)load_MPI_File_iwrite_shared,
+    [ANYMPI_IX_MPI_File_iwrite_shared_c] = (void *)load_MPI_File_iwrite_shared_c,
+    [ANYMPI_IX_MPI_File_open] = (void *)load_MPI_File_open,
+    [ANYMPI_IX_MPI_File_preallocate] = (void *)load_MPI_File_preallocate,
+    [ANYMPI_IX_MPI_File_read] = (void *)load_MPI_File_read,
+    [ANYMPI_IX_MPI_File_read_c] = (void *)load_MPI_File_read_c,
+    [ANYMPI_IX_MPI_File_read_all] = (void *)load_MPI_File_read_all,
+    [ANYMPI_IX_MPI_File_read_all_c] = (void *)load_MPI_File_read_all_c,
+    [ANYMPI_IX_MPI_File_read_all_begin] = (void *)load_MPI_File_read_all_begin,
+    [ANYMPI_IX_MPI_File_read_all_begin_c] = (void *)load_MPI_File_read_all_begin_c,
+    [ANYMPI_IX_MPI_File_read_all_end] = (void *)load_MPI_File_read_all_end,
+    [ANYMPI_IX_MPI_File_read_at] = (void *)load_MPI_File_read_at,
+    [ANYMPI_IX_MPI_File_read_at_c] = (void *)load_MPI_File_read_at_c,
+    [ANYMPI_IX_MPI_File_read_at_all] = (void *)load_MPI_File_read_at_all,
+    [ANYMPI_IX_MPI_File_read_at_all_c] = (void *)load_MPI_File_read_at_all_c,
+    [ANYMPI_IX_MPI_File_read_at_all_begin] = (void *)load_MPI_File_read_at_all_begin,
+    [ANYMPI_IX_MPI_File_read_at_all_begin_c] = (void *)load_MPI_File_read_at_all_begin_c,
+    [ANYMPI_IX_MPI_File_read_at_all_end] = (void *)load_MPI_File_read_at_all_end,
+    [ANYMPI_IX_MPI_File_read_ordered] = (void *)load_MPI_File_read_ordered,
+    [ANYMPI_IX_MPI_File_read_ordered_c] = (void *)load_MPI_File_read_ordered_c,
+    [ANYMPI_IX_MPI_File_read_ordered_begin] = (void *)load_MPI_File_read_ordered_begin,
+    [ANYMPI_IX_MPI_File_read_ordered_begin_c] = (void *)load_MPI_File_read_ordered_begin_c,
+    [ANYMPI_IX_MPI_File_read_ordered_end] = (void *)load_MPI_File_read_ordered_end,
+    [ANYMPI_IX_MPI_File_read_shared] = (void *)load_MPI_File_read_shared,
+    [ANYMPI_IX_MPI_File_read_shared_c] = (void *)load_MPI_File_read_shared_c,
+    [ANYMPI_IX_MPI_File_seek] = (void *)load_MPI_File_seek,
+    [ANYMPI_IX_MPI_File_seek_shared] = (void *)load_MPI_File_seek_shared,
+    [ANYMPI_IX_MPI_File_set_atomicity] = (void *)load_MPI_File_set_atomicity,
+    [ANYMPI_IX_MPI_File_set_errhandler] = (void *)load_MPI_File_set_errhandler,
+    [ANYMPI_IX_MPI_File_set_info] = (void *)load_MPI_File_set_info,
+    [ANYMPI_IX_MPI_File_set_size] = (void *)load_MPI_File_set_size,
+    [ANYMPI_IX_MPI_File_set_view] = (void *)load_MPI_File_set_view,
+    [ANYMPI_IX_MPI_File_sync] = (void *)load_MPI_File_sync,
+    [ANYMPI_IX_MPI_File_write] = (void *)load_MPI_File_write,
+    [ANYMPI_IX_MPI_File_write_c] = (void *)load_MPI_File_write_c,
+    [ANYMPI_IX_MPI_File_write_all] = (void *)load_MPI_File_write_all,
+    [ANYMPI_IX_MPI_File_write_all_c] = (void *)load_MPI_File_write_all_c,
+    [ANYMPI_IX_MPI_File_write_all_begin] = (void *)load_MPI_File_write_all_begin,
+    [ANYMPI_IX_MPI_File_write_all_begin_c] = (void *)load_MPI_File_write_all_begin_c,
+    [ANYMPI_IX_MPI_File_write_all_end] = (void *)load_MPI_File_write_all_end,
+    [ANYMPI_IX_MPI_File_write_at] = (void *)load_MPI_File_write_at,
+    [ANYMPI_IX_MPI_File_write_at_c] = (void *)load_MPI_File_write_at_c,
+    [ANYMPI_IX_MPI_File_write_at_all] = (void *)load_MPI_File_write_at_all,
+    [ANYMPI_IX_MPI_File_write_at_all_c] = (void *)load_MPI_File_write_at_all_c,
+    [ANYMPI_IX_MPI_File_write_at_all_begin] = (void *)load_MPI_File_write_at_all_begin,
+    [ANYMPI_IX_MPI_File_write_at_all_begin_c] = (void *)load_MPI_File_write_at_all_begin_c,
+    [ANYMPI_IX_MPI_File_write_at_all_end] = (void *)load_MPI_File_write_at_all_end,
+    [ANYMPI_IX_MPI_File_write_ordered] = (void *)load_MPI_File_write_ordered,
+    [ANYMPI_IX_MPI_File_write_ordered_c] = (void *)load_MPI_File_write_ordered_c,
+    [ANYMPI_IX_MPI_File_write_ordered_begin] = (void *)load_MPI_File_write_ordered_begin,
+    [ANYMPI_IX_MPI_File_write_ordered_begin_c] = (void *)load_MPI_File_write_ordered_begin_c,
+    [ANYMPI_IX_MPI_File_write_ordered_end] = (void *)load_MPI_File_write_ordered_end,
+    [ANYMPI_IX_MPI_File_write_shared] = (void *)load_MPI_File_write_shared,
+    [ANYMPI_IX_MPI_File_write_shared_c] = (void *)load_MPI_File_write_shared_c,
+    [ANYMPI_IX_MPI_Finalize] = (void *)load_MPI_Finalize,
+    [ANYMPI_IX_MPI_Finalized] = (void *)load_MPI_Finalized,
+    [ANYMPI_IX_MPI_Free_mem] = (void *)load_MPI_Free_mem,
+    [ANYMPI_IX_MPI_Gather] = (void *)load_MPI_Gather,
+    [ANYMPI_IX_MPI_Gather_c] = (void *)load_MPI_Gather_c,
+    [ANYMPI_IX_MPI_Gather_init] = (void *)load_MPI_Gather_init,
+    [ANYMPI_IX_MPI_Gather_init_c] = (void *)load_MPI_Gather_init_c,
+    [ANYMPI_IX_MPI_Gatherv] = (void *)load_MPI_Gatherv,
+    [ANYMPI_IX_MPI_Gatherv_c] = (void *)load_MPI_Gatherv_c,
+    [ANYMPI_IX_MPI_Gatherv_init] = (void *)load_MPI_Gatherv_init,
+    [ANYMPI_IX_MPI_Gatherv_init_c] = (void *)load_MPI_Gatherv_init_c,
+    [ANYMPI_IX_MPI_Get] = (void *)load_MPI_Get,
+    [ANYMPI_IX_MPI_Get_c] = (void *)load_MPI_Get_c,
+    [ANYMPI_IX_MPI_Get_accumulate] = (void *)load_MPI_Get_accumulate,
+    [ANYMPI_IX_MPI_Get_accumulate_c] = (void *)load_MPI_Get_accumulate_c,
+    [ANYMPI_IX_MPI_Get_address] = (void *)load_MPI_Get_address,
+    [ANYMPI_IX_MPI_Get_count] = (void *)load_MPI_Get_count,
+    [ANYMPI_IX_MPI_Get_count_c] = (void *)load_MPI_Get_count_c,
+    [ANYMPI_IX_MPI_Get_elements] = (void *)load_MPI_Get_elements,
+    [ANYMPI_IX_MPI_Get_elements_c] = (void *)load_MPI_Get_elements_c,
+    [ANYMPI_IX_MPI_Get_elements_x] = (void *)load_MPI_Get_elements_x,
+    [ANYMPI_IX_MPI_Get_hw_resource_info] = (void *)load_MPI_Get_hw_resource_info,
+    [ANYMPI_IX_MPI_Get_library_version] = (void *)load_MPI_Get_library_version,
+    [ANYMPI_IX_MPI_Get_processor_name] = (void *)load_MPI_Get_processor_name,
+    [ANYMPI_IX_MPI_Graph_create] = (void *)load_MPI_Graph_create,
+    [ANYMPI_IX_MPI_Graph_get] = (void *)load_MPI_Graph_get,
+    [ANYMPI_IX_MPI_Graph_map] = (void *)load_MPI_Graph_map,
+    [ANYMPI_IX_MPI_Graph_neighbors] = (void *)load_MPI_Graph_neighbors,
+    [ANYMPI_IX_MPI_Graph_neighbors_count] = (void *)load_MPI_Graph_neighbors_count,
+    [ANYMPI_IX_MPI_Graphdims_get] = (void *)load_MPI_Graphdims_get,
+    [ANYMPI_IX_MPI_Grequest_complete] = (void *)load_MPI_Grequest_complete,
+    [ANYMPI_IX_MPI_Grequest_start] = (void *)load_MPI_Grequest_start,
+    [ANYMPI_IX_MPI_Group_compare] = (void *)load_MPI_Group_compare,
+    [ANYMPI_IX_MPI_Group_difference] = (void *)load_MPI_Group_difference,
+    [ANYMPI_IX_MPI_Group_excl] = (void *)load_MPI_Group_excl,
+    [ANYMPI_IX_MPI_Group_free] = (void *)load_MPI_Group_free,
+    [ANYMPI_IX_MPI_Group_from_session_pset] = (void *)load_MPI_Group_from_session_pset,
+    [ANYMPI_IX_MPI_Group_incl] = (void *)load_MPI_Group_incl,
+    [ANYMPI_IX_MPI_Group_intersection] = (void *)load_MPI_Group_intersection,
+    [ANYMPI_IX_MPI_Group_range_excl] = (void *)load_MPI_Group_range_excl,
+    [ANYMPI_IX_MPI_Group_range_incl] = (void *)load_MPI_Group_range_incl,
+    [ANYMPI_IX_MPI_Group_rank] = (void *)load_MPI_Group_rank,
+    [ANYMPI_IX_MPI_Group_size] = (void *)load_MPI_Group_size,
+    [ANYMPI_IX_MPI_Group_translate_ranks] = (void *)load_MPI_Group_translate_ranks,
+    [ANYMPI_IX_MPI_Group_union] = (void *)load_MPI_Group_union,
+    [ANYMPI_IX_MPI_Iallgather] = (void *)load_MPI_Iallgather,
+    [ANYMPI_IX_MPI_Iallgather_c] = (void *)load_MPI_Iallgather_c,
+    [ANYMPI_IX_MPI_Iallgatherv] = (void *)load_MPI_Iallgatherv,
+    [ANYMPI_IX_MPI_Iallgatherv_c] = (void *)load_MPI_Iallgatherv_c,
+    [ANYMPI_IX_MPI_Iallreduce] = (void *)load_MPI_Iallreduce,
+    [ANYMPI_IX_MPI_Iallreduce_c] = (void *)load_MPI_Iallreduce_c,
+    [ANYMPI_IX_MPI_Ialltoall] = (void *)load_MPI_Ialltoall,
+    [ANYMPI_IX_MPI_Ialltoall_c] = (void *)load_MPI_Ialltoall_c,
+    [ANYMPI_IX_MPI_Ialltoallv] = (void *)load_MPI_Ialltoallv,
+    [ANYMPI_IX_MPI_Ialltoallv_c] = (void *)load_MPI_Ialltoallv_c,
+    [ANYMPI_IX_MPI_Ialltoallw] = (void *)load_MPI_Ialltoallw,
+    [ANYMPI_IX_MPI_Ialltoallw_c] = (void *)load_MPI_Ialltoallw_c,
+    [ANYMPI_IX_MPI_Ibarrier] = (void *)load_MPI_Ibarrier,
+    [ANYMPI_IX_MPI_Ibcast] = (void *)load_MPI_Ibcast,
+    [ANYMPI_IX_MPI_Ibcast_c] = (void *)load_MPI_Ibcast_c,
+    [ANYMPI_IX_MPI_Ibsend] = (void *)load_MPI_Ibsend,
+    [ANYMPI_IX_MPI_Ibsend_c] = (void *)load_MPI_Ibsend_c,
+    [ANYMPI_IX_MPI_Iexscan] = (void *)load_MPI_Iexscan,
+    [ANYMPI_IX_MPI_Iexscan_c] = (void *)load_MPI_Iexscan_c,
+    [ANYMPI_IX_MPI_Igather] = (void *)load_MPI_Igather,
+    [ANYMPI_IX_MPI_Igather_c] = (void *)load_MPI_Igather_c,
+    [ANYMPI_IX_MPI_Igatherv] = (void *)load_MPI_Igatherv,
+    [ANYMPI_IX_MPI_Igatherv_c] = (void *)load_MPI_Igatherv_c,
+    [ANYMPI_IX_MPI_Improbe] = (void *)load_MPI_Improbe,
+    [ANYMPI_IX_MPI_Imrecv] = (void *)load_MPI_Imrecv,
+    [ANYMPI_IX_MPI_Imrecv_c] = (void *)load_MPI_Imrecv_c,
+    [ANYMPI_IX_MPI_Ineighbor_allgather] = (void *)load_MPI_Ineighbor_allgather,
+    [ANYMPI_IX_MPI_Ineighbor_allgather_c] = (void *)load_MPI_Ineighbor_allgather_c,
+    [ANYMPI_IX_MPI_Ineighbor_allgatherv] = (void *)load_MPI_Ineighbor_allgatherv,
+    [ANYMPI_IX_MPI_Ineighbor_allgatherv_c] = (void *)load_MPI_Ineighbor_allgatherv_c,
+    [ANYMPI_IX_MPI_Ineighbor_alltoall] = (void *)load_MPI_Ineighbor_alltoall,
+    [ANYMPI_IX_MPI_Ineighbor_alltoall_c] = (void *)load_MPI_Ineighbor_alltoall_c,
+    [ANYMPI_IX_MPI_Ineighbor_alltoallv] = (void *)load_MPI_Ineighbor_alltoallv,
+    [ANYMPI_IX_MPI_Ineighbor_alltoallv_c] = (void *)load_MPI_Ineighbor_alltoallv_c,
+    [ANYMPI_IX_MPI_Ineighbor_alltoallw] = (void *)load_MPI_Ineighbor_alltoallw,
+    [ANYMPI_IX_MPI_Ineighbor_alltoallw_c] = (void *)load_MPI_Ineighbor_alltoallw_c,
+    [ANYMPI_IX_MPI_Info_create] = (void *)load_MPI_Info_create,
+    [ANYMPI_IX_MPI_Info_create_env] = (void *)load_MPI_Info_create_env,
+    [ANYMPI_IX_MPI_Info_delete] = (void *)load_MPI_Info_delete,
+    [ANYMPI_IX_MPI_Info_dup] = (void *)load_MPI_Info_dup,
+    [ANYMPI_IX_MPI_Info_free] = (void *)load_MPI_Info_free,
+    [ANYMPI_IX_MPI_Info_get] = (void *)load_MPI_Info_get,
+    [ANYMPI_IX_MPI_Info_get_nkeys] = (void *)load_MPI_Info_get_nkeys,
+    [ANYMPI_IX_MPI_Info_get_nthkey] = (void *)load_MPI_Info_get_nthkey,
+    [ANYMPI_IX_MPI_Info_get_string] = (void *)load_MPI_Info_get_string,
+    [ANYMPI_IX_MPI_Info_get_valuelen] = (void *)load_MPI_Info_get_valuelen,
+    [ANYMPI_IX_MPI_Info_set] = (void *)load_MPI_Info_set,
+    [ANYMPI_IX_MPI_Init] = (void *)load_MPI_Init,
+    [ANYMPI_IX_MPI_Init_thread] = (void *)load_MPI_Init_thread,
+    [ANYMPI_IX_MPI_Initialized] = (void *)load_MPI_Initialized,
+    [ANYMPI_IX_MPI_Intercomm_create] = (void *)load_MPI_Intercomm_create,
+    [ANYMPI_IX_MPI_Intercomm_create_from_groups] = (void *)load_MPI_Intercomm_create_from_groups,
+    [ANYMPI_IX_MPI_Intercomm_merge] = (void *)load_MPI_Intercomm_merge,
+    [ANYMPI_IX_MPI_Iprobe] = (void *)load_MPI_Iprobe,
+    [ANYMPI_IX_MPI_Irecv] = (void *)load_MPI_Irecv,
+    [ANYMPI_IX_MPI_Irecv_c] = (void *)load_MPI_Irecv_c,
+    [ANYMPI_IX_MPI_Ireduce] = (void *)load_MPI_Ireduce,
+    [ANYMPI_IX_MPI_Ireduce_c] = (void *)load_MPI_Ireduce_c,
+    [ANYMPI_IX_MPI_Ireduce_scatter] = (void *)load_MPI_Ireduce_scatter,
+    [ANYMPI_IX_MPI_Ireduce_scatter_c] = (void *)load_MPI_Ireduce_scatter_c,
+    [ANYMPI_IX_MPI_Ireduce_scatter_block] = (void *)load_MPI_Ireduce_scatter_block,
+    [ANYMPI_IX_MPI_Ireduce_scatter_block_c] = (void *)load_MPI_Ireduce_scatter_block_c,
+    [ANYMPI_IX_MPI_Irsend] = (void *)load_MPI_Irsend,
+    [ANYMPI_IX_MPI_Irsend_c] = (void *)load_MPI_Irsend_c,
+    [ANYMPI_IX_MPI_Is_thread_main] = (void *)load_MPI_Is_thread_main,
+    [ANYMPI_IX_MPI_Iscan] = (void *)load_MPI_Iscan,
+    [ANYMPI_IX_MPI_Iscan_c] = (void *)load_MPI_Iscan_c,
+    [ANYMPI_IX_MPI_Iscatter] = (void *)load_MPI_Iscatter,
+    [ANYMPI_IX_MPI_Iscatter_c] = (void *)load_MPI_Iscatter_c,
+    [ANYMPI_IX_MPI_Iscatterv] = (void *)load_MPI_Iscatterv,
+    [ANYMPI_IX_MPI_Iscatterv_c] = (void *)load_MPI_Iscatterv_c,
+    [ANYMPI_IX_MPI_Isend] = (void *)load_MPI_Isend,
+    [ANYMPI_IX_MPI_Isend_c] = (void *)load_MPI_Isend_c,
+    [ANYMPI_IX_MPI_Isendrecv] = (void *)load_MPI_Isendrecv,
+    [ANYMPI_IX_MPI_Isendrecv_c] = (void *)load_MPI_Isendrecv_c,
+    [ANYMPI_IX_MPI_Isendrecv_replace] = (void *)load_MPI_Isendrecv_replace,
+    [ANYMPI_IX_MPI_Isendrecv_replace_c] = (void *)load_MPI_Isendrecv_replace_c,
+    [ANYMPI_IX_MPI_Issend] = (void *)load_MPI_Issend,
+    [ANYMPI_IX_MPI_Issend_c] = (void *)load_MPI_Issend_c,
+    [ANYMPI_IX_MPI_Keyval_create] = (void *)load_MPI_Keyval_create,
+    [ANYMPI_IX_MPI_Keyval_free] = (void *)load_MPI_Keyval_free,
+    [ANYMPI_IX_MPI_Lookup_name] = (void *)load_MPI_Lookup_name,
+    [ANYMPI_IX_MPI_Mprobe] = (void *)load_MPI_Mprobe,
+    [ANYMPI_IX_MPI_Mrecv] = (void *)load_MPI_Mrecv,
+    [ANYMPI_IX_MPI_Mrecv_c] = (void *)load_MPI_Mrecv_c,
+    [ANYMPI_IX_MPI_Neighbor_allgather] = (void *)load_MPI_Neighbor_allgather,
+    [ANYMPI_IX_MPI_Neighbor_allgather_c] = (void *)load_MPI_Neighbor_allgather_c,
+    [ANYMPI_IX_MPI_Neighbor_allgather_init] = (void *)load_MPI_Neighbor_allgather_init,
+    [ANYMPI_IX_MPI_Neighbor_allgather_init_c] = (void *)load_MPI_Neighbor_allgather_init_c,
+    [ANYMPI_IX_MPI_Neighbor_allgatherv] = (void *)load_MPI_Neighbor_allgatherv,
+    [ANYMPI_IX_MPI_Neighbor_allgatherv_c] = (void *)load_MPI_Neighbor_allgatherv_c,
+    [ANYMPI_IX_MPI_Neighbor_allgatherv_init] = (void *)load_MPI_Neighbor_allgatherv_init,
+    [ANYMPI_IX_MPI_Neighbor_allgatherv_init_c] = (void *)load_MPI_Neighbor_allgatherv_init_c,
+    [ANYMPI_IX_MPI_Neighbor_alltoall] = (void *)load_MPI_Neighbor_alltoall,
+    [ANYMPI_IX_MPI_Neighbor_alltoall_c] = (void *)load_MPI_Neighbor_alltoall_c,
+    [ANYMPI_IX_MPI_Neighbor_alltoall_init] = (void *)load_MPI_Neighbor_alltoall_init,
+    [ANYMPI_IX_MPI_Neighbor_alltoall_init_c] = (void *)load_MPI_Neighbor_alltoall_init_c,
+    [ANYMPI_IX_MPI_Neighbor_alltoallv] = (void *)load_MPI_Neighbor_alltoallv,
+    [ANYMPI_IX_MPI_Neighbor_alltoallv_c] = (void *)load_MPI_Neighbor_alltoallv_c,
+    [ANYMPI_IX_MPI_Neighbor_alltoallv_init] = (void *)load_MPI_Neighbor_alltoallv_init,
+    [ANYMPI_IX_MPI_Neighbor_alltoallv_init_c] = (void *)load_MPI_Neighbor_alltoallv_init_c,
+    [ANYMPI_IX_MPI_Neighbor_alltoallw] = (void *)load_MPI_Neighbor_alltoallw,
+    [ANYMPI_IX_MPI_Neighbor_alltoallw_c] = (void *)load_MPI_Neighbor_alltoallw_c,
+    [ANYMPI_IX_MPI_Neighbor_alltoallw_init] = (void *)load_MPI_Neighbor_alltoallw_init,
+    [ANYMPI_IX_MPI_Neighbor_alltoallw_init_c] = (void *)load_MPI_Neighbor_alltoallw_init_c,
+    [ANYMPI_IX_MPI_Op_commutative] = (void *)load_MPI_Op_commutative,
+    [ANYMPI_IX_MPI_Op_create] = (void *)load_MPI_Op_create,
+    [ANYMPI_IX_MPI_Op_create_c] = (void *)load_MPI_Op_create_c,
+    [ANYMPI_IX_MPI_Op_free] = (void *)load_MPI_Op_free,
+    [ANYMPI_IX_MPI_Open_port] = (void *)load_MPI_Open_port,
+    [ANYMPI_IX_MPI_Pack] = (void *)load_MPI_Pack,
+    [ANYMPI_IX_MPI_Pack_c] = (void *)load_MPI_Pack_c,
+    [ANYMPI_IX_MPI_Pack_external] = (void *)load_MPI_Pack_external,
+    [ANYMPI_IX_MPI_Pack_external_c] = (void *)load_MPI_Pack_external_c,
+    [ANYMPI_IX_MPI_Pack_external_size] = (void *)load_MPI_Pack_external_size,
+    [ANYMPI_IX_MPI_Pack_external_size_c] = (void *)load_MPI_Pack_external_size_c,
+    [ANYMPI_IX_MPI_Pack_size] = (void *)load_MPI_Pack_size,
+    [ANYMPI_IX_MPI_Pack_size_c] = (void *)load_MPI_Pack_size_c,
+    [ANYMPI_IX_MPI_Parrived] = (void *)load_MPI_Parrived,
+    [ANYMPI_IX_MPI_Pready] = (void *)load_MPI_Pready,
+    [ANYMPI_IX_MPI_Pready_list] = (void *)load_MPI_Pready_list,
+    [ANYMPI_IX_MPI_Pready_range] = (void *)load_MPI_Pready_range,
+    [ANYMPI_IX_MPI_Precv_init] = (void *)load_MPI_Precv_init,
+    [ANYMPI_IX_MPI_Precv_init_c] = (void *)load_MPI_Precv_init_c,
+    [ANYMPI_IX_MPI_Probe] = (void *)load_MPI_Probe,
+    [ANYMPI_IX_MPI_Psend_init] = (void *)load_MPI_Psend_init,
+    [ANYMPI_IX_MPI_Psend_init_c] = (void *)load_MPI_Psend_init_c,
+    [ANYMPI_IX_MPI_Publish_name] = (void *)load_MPI_Publish_name,
+    [ANYMPI_IX_MPI_Put] = (void *)load_MPI_Put,
+    [ANYMPI_IX_MPI_Put_c] = (void *)load_MPI_Put_c,
+    [ANYMPI_IX_MPI_Query_thread] = (void *)load_MPI_Query_thread,
+    [ANYMPI_IX_MPI_Raccumulate] = (void *)load_MPI_Raccumulate,
+    [ANYMPI_IX_MPI_Raccumulate_c] = (void *)load_MPI_Raccumulate_c,
+    [ANYMPI_IX_MPI_Recv] = (void *)load_MPI_Recv,
+    [ANYMPI_IX_MPI_Recv_c] = (void *)load_MPI_Recv_c,
+    [ANYMPI_IX_MPI_Recv_init] = (void *)load_MPI_Recv_init,
+    [ANYMPI_IX_MPI_Recv_init_c] = (void *)load_MPI_Recv_init_c,
+    [ANYMPI_IX_MPI_Reduce] = (void *)load_MPI_Reduce,
+    [ANYMPI_IX_MPI_Reduce_c] = (void *)load_MPI_Reduce_c,
+    [ANYMPI_IX_MPI_Reduce_init] = (void *)load_MPI_Reduce_init,
+    [ANYMPI_IX_MPI_Reduce_init_c] = (void *)load_MPI_Reduce_init_c,
+    [ANYMPI_IX_MPI_Reduce_local] = (void *)load_MPI_Reduce_local,
+    [ANYMPI_IX_MPI_Reduce_local_c] = (void *)load_MPI_Reduce_local_c,
+    [ANYMPI_IX_MPI_Reduce_scatter] = (void *)load_MPI_Reduce_scatter,
+    [ANYMPI_IX_MPI_Reduce_scatter_c] = (void *)load_MPI_Reduce_scatter_c,
+    [ANYMPI_IX_MPI_Reduce_scatter_block] = (void *)load_MPI_Reduce_scatter_block,
+    [ANYMPI_IX_MPI_Reduce_scatter_block_c] = (void *)load_MPI_Reduce_scatter_block_c,
+    [ANYMPI_IX_MPI_Reduce_scatter_block_init] = (void *)load_MPI_Reduce_scatter_block_init,
+    [ANYMPI_IX_MPI_Reduce_scatter_block_init_c] = (void *)load_MPI_Reduce_scatter_block_init_c,
+    [ANYMPI_IX_MPI_Reduce_scatter_init] = (void *)load_MPI_Reduce_scatter_init,
+    [ANYMPI_IX_MPI_Reduce_scatter_init_c] = (void *)load_MPI_Reduce_scatter_init_c,
+    [ANYMPI_IX_MPI_Register_datarep] = (void *)load_MPI_Register_datarep,
+    [ANYMPI_IX_MPI_Register_datarep_c] = (void *)load_MPI_Register_datarep_c,
+    [ANYMPI_IX_MPI_Remove_error_class] = (void *)load_MPI_Remove_error_class,
+    [ANYMPI_IX_MPI_Remove_error_code] = (void *)load_MPI_Remove_error_code,
+    [ANYMPI_IX_MPI_Remove_error_string] = (void *)load_MPI_Remove_error_string,
+    [ANYMPI_IX_MPI_Request_free] = (void *)load_MPI_Request_free,
+    [ANYMPI_IX_MPI_Request_get_status] = (void *)load_MPI_Request_get_status,
+    [ANYMPI_IX_MPI_Request_get_status_all] = (void *)load_MPI_Request_get_status_all,
+    [ANYMPI_IX_MPI_Request_get_status_any] = (void *)load_MPI_Request_get_status_any,
+    [ANYMPI_IX_MPI_Request_get_status_some] = (void *)load_MPI_Request_get_status_some,
+    [ANYMPI_IX_MPI_Rget] = (void *)load_MPI_Rget,
+    [ANYMPI_IX_MPI_Rget_c] = (void *)load_MPI_Rget_c,
+    [ANYMPI_IX_MPI_Rget_accumulate] = (void *)load_MPI_Rget_accumulate,
+    [ANYMPI_IX_MPI_Rget_accumulate_c] = (void *)load_MPI_Rget_accumulate_c,
+    [ANYMPI_IX_MPI_Rput] = (void *)load_MPI_Rput,
+    [ANYMPI_IX_MPI_Rput_c] = (void *)load_MPI_Rput_c,
+    [ANYMPI_IX_MPI_Rsend] = (void *)load_MPI_Rsend,
+    [ANYMPI_IX_MPI_Rsend_c] = (void *)load_MPI_Rsend_c,
+    [ANYMPI_IX_MPI_Rsend_init] = (void *)load_MPI_Rsend_init,
+    [ANYMPI_IX_MPI_Rsend_init_c] = (void *)load_MPI_Rsend_init_c,
+    [ANYMPI_IX_MPI_Scan] = (void *)load_MPI_Scan,
+    [ANYMPI_IX_MPI_Scan_c] = (void *)load_MPI_Scan_c,
+    [ANYMPI_IX_MPI_Scan_init] = (void *)load_MPI_Scan_init,
+    [ANYMPI_IX_MPI_Scan_init_c] = (void *)load_MPI_Scan_init_c,
+    [ANYMPI_IX_MPI_Scatter] = (void *)load_MPI_Scatter,
+    [ANYMPI_IX_MPI_Scatter_c] = (void *)load_MPI_Scatter_c,
+    [ANYMPI_IX_MPI_Scatter_init] = (void *)load_MPI_Scatter_init,
+    [ANYMPI_IX_MPI_Scatter_init_c] = (void *)load_MPI_Scatter_init_c,
+    [ANYMPI_IX_MPI_Scatterv] = (void *)load_MPI_Scatterv,
+    [ANYMPI_IX_MPI_Scatterv_c] = (void *)load_MPI_Scatterv_c,
+    [ANYMPI_IX_MPI_Scatterv_init] = (void *)load_MPI_Scatterv_init,
+    [ANYMPI_IX_MPI_Scatterv_init_c] = (void *)load_MPI_Scatterv_init_c,
+    [ANYMPI_IX_MPI_Send] = (void *)load_MPI_Send,
+    [ANYMPI_IX_MPI_Send_c] = (void *)load_MPI_Send_c,
+    [ANYMPI_IX_MPI_Send_init] = (void *)load_MPI_Send_init,
+    [ANYMPI_IX_MPI_Send_init_c] = (void *)load_MPI_Send_init_c,
+    [ANYMPI_IX_MPI_Sendrecv] = (void *)load_MPI_Sendrecv,
+    [ANYMPI_IX_MPI_Sendrecv_c] = (void *)load_MPI_Sendrecv_c,
+    [ANYMPI_IX_MPI_Sendrecv_replace] = (void *)load_MPI_Sendrecv_replace,
+    [ANYMPI_IX_MPI_Sendrecv_replace_c] = (void *)load_MPI_Sendrecv_replace_c,
+    [ANYMPI_IX_MPI_Session_attach_buffer] = (void *)load_MPI_Session_attach_buffer,
+    [ANYMPI_IX_MPI_Session_attach_buffer_c] = (void *)load_MPI_Session_attach_buffer_c,
+    [ANYMPI_IX_MPI_Session_call_errhandler] = (void *)load_MPI_Session_call_errhandler,
+    [ANYMPI_IX_MPI_Session_create_errhandler] = (void *)load_MPI_Session_create_errhandler,
+    [ANYMPI_IX_MPI_Session_detach_buffer] = (void *)load_MPI_Session_detach_buffer,
+    [ANYMPI_IX_MPI_Session_detach_buffer_c] = (void *)load_MPI_Session_detach_buffer_c,
+    [ANYMPI_IX_MPI_Session_finalize] = (void *)load_MPI_Session_finalize,
+    [ANYMPI_IX_MPI_Session_flush_buffer] = (void *)load_MPI_Session_flush_buffer,
+    [ANYMPI_IX_MPI_Session_get_errhandler] = (void *)load_MPI_Session_get_errhandler,
+    [ANYMPI_IX_MPI_Session_get_info] = (void *)load_MPI_Session_get_info,
+    [ANYMPI_IX_MPI_Session_get_nth_pset] = (void *)load_MPI_Session_get_nth_pset,
+    [ANYMPI_IX_MPI_Session_get_num_psets] = (void *)load_MPI_Session_get_num_psets,
+    [ANYMPI_IX_MPI_Session_get_pset_info] = (void *)load_MPI_Session_get_pset_info,
+    [ANYMPI_IX_MPI_Session_iflush_buffer] = (void *)load_MPI_Session_iflush_buffer,
+    [ANYMPI_IX_MPI_Session_init] = (void *)load_MPI_Session_init,
+    [ANYMPI_IX_MPI_Session_set_errhandler] = (void *)load_MPI_Session_set_errhandler,
+    [ANYMPI_IX_MPI_Ssend] = (void *)load_MPI_Ssend,
+    [ANYMPI_IX_MPI_Ssend_c] = (void *)load_MPI_Ssend_c,
+    [ANYMPI_IX_MPI_Ssend_init] = (void *)load_MPI_Ssend_init,
+    [ANYMPI_IX_MPI_Ssend_init_c] = (void *)load_MPI_Ssend_init_c,
+    [ANYMPI_IX_MPI_Start] = (void *)load_MPI_Start,
+    [ANYMPI_IX_MPI_Startall] = (void *)load_MPI_Startall,
+    [ANYMPI_IX_MPI_Status_get_error] = (void *)load_MPI_Status_get_error,
+    [ANYMPI_IX_MPI_Status_get_source] = (void *)load_MPI_Status_get_source,
+    [ANYMPI_IX_MPI_Status_get_tag] = (void *)load_MPI_Status_get_tag,
+    [ANYMPI_IX_MPI_Status_set_cancelled] = (void *)load_MPI_Status_set_cancelled,
+    [ANYMPI_IX_MPI_Status_set_elements] = (void *)load_MPI_Status_set_elements,
+    [ANYMPI_IX_MPI_Status_set_elements_c] = (void *)load_MPI_Status_set_elements_c,
+    [ANYMPI_IX_MPI_Status_set_elements_x] = (void *)load_MPI_Status_set_elements_x,
+    [ANYMPI_IX_MPI_Status_set_error] = (void *)load_MPI_Status_set_error,
+    [ANYMPI_IX_MPI_Status_set_source] = (void *)load_MPI_Status_set_source,
+    [ANYMPI_IX_MPI_Status_set_tag] = (void *)load_MPI_Status_set_tag,
+    [ANYMPI_IX_MPI_Test] = (void *)load_MPI_Test,
+    [ANYMPI_IX_MPI_Test_cancelled] = (void *)load_MPI_Test_cancelled,
+    [ANYMPI_IX_MPI_Testall] = (void *)load_MPI_Testall,
+    [ANYMPI_IX_MPI_Testany] = (void *)load_MPI_Testany,
+    [ANYMPI_IX_MPI_Testsome] = (void *)load_MPI_Testsome,
+    [ANYMPI_IX_MPI_Topo_test] = (void *)load_MPI_Topo_test,
+    [ANYMPI_IX_MPI_Type_commit] = (void *)load_MPI_Type_commit,
+    [ANYMPI_IX_MPI_Type_contiguous] = (void *)load_MPI_Type_contiguous,
+    [ANYMPI_IX_MPI_Type_contiguous_c] = (void *)load_MPI_Type_contiguous_c,
+    [ANYMPI_IX_MPI_Type_create_darray] = (void *)load_MPI_Type_create_darray,
+    [ANYMPI_IX_MPI_Type_create_darray_c] = (void *)load_MPI_Type_create_darray_c,
+    [ANYMPI_IX_MPI_Type_create_f90_complex] = (void *)load_MPI_Type_create_f90_complex,
+    [ANYMPI_IX_MPI_Type_create_f90_integer] = (void *)load_MPI_Type_create_f90_integer,
+    [ANYMPI_IX_MPI_Type_create_f90_real] = (void *)load_MPI_Type_create_f90_real,
+    [ANYMPI_IX_MPI_Type_create_hindexed] = (void *)load_MPI_Type_create_hindexed,
+    [ANYMPI_IX_MPI_Type_create_hindexed_c] = (void *)load_MPI_Type_create_hindexed_c,
+    [ANYMPI_IX_MPI_Type_create_hindexed_block] = (void *)load_MPI_Type_create_hindexed_block,
+    [ANYMPI_IX_MPI_Type_create_hindexed_block_c] = (void *)load_MPI_Type_create_hindexed_block_c,
+    [ANYMPI_IX_MPI_Type_create_hvector] = (void *)load_MPI_Type_create_hvector,
+    [ANYMPI_IX_MPI_Type_create_hvector_c] = (void *)load_MPI_Type_create_hvector_c,
+    [ANYMPI_IX_MPI_Type_create_indexed_block] = (void *)load_MPI_Type_create_indexed_block,
+    [ANYMPI_IX_MPI_Type_create_indexed_block_c] = (void *)load_MPI_Type_create_indexed_block_c,
+    [ANYMPI_IX_MPI_Type_create_keyval] = (void *)load_MPI_Type_create_keyval,
+    [ANYMPI_IX_MPI_Type_create_resized] = (void *)load_MPI_Type_create_resized,
+    [ANYMPI_IX_MPI_Type_create_resized_c] = (void *)load_MPI_Type_create_resized_c,
+    [ANYMPI_IX_MPI_Type_create_struct] = (void *)load_MPI_Type_create_struct,
+    [ANYMPI_IX_MPI_Type_create_struct_c] = (void *)load_MPI_Type_create_struct_c,
+    [ANYMPI_IX_MPI_Type_create_subarray] = (void *)load_MPI_Type_create_subarray,
+    [ANYMPI_IX_MPI_Type_create_subarray_c] = (void *)load_MPI_Type_create_subarray_c,
+    [ANYMPI_IX_MPI_Type_delete_attr] = (void *)load_MPI_Type_delete_attr,
+    [ANYMPI_IX_MPI_Type_dup] = (void *)load_MPI_Type_dup,
+    [ANYMPI_IX_MPI_Type_free] = (void *)load_MPI_Type_free,
+    [ANYMPI_IX_MPI_Type_free_keyval] = (void *)load_MPI_Type_free_keyval,
+    [ANYMPI_IX_MPI_Type_get_attr] = (void *)load_MPI_Type_get_attr,
+    [ANYMPI_IX_MPI_Type_get_contents] = (void *)load_MPI_Type_get_contents,
+    [ANYMPI_IX_MPI_Type_get_contents_c] = (void *)load_MPI_Type_get_contents_c,
+    [ANYMPI_IX_MPI_Type_get_envelope] = (void *)load_MPI_Type_get_envelope,
+    [ANYMPI_IX_MPI_Type_get_envelope_c] = (void *)load_MPI_Type_get_envelope_c,
+    [ANYMPI_IX_MPI_Type_get_extent] = (void *)load_MPI_Type_get_extent,
+    [ANYMPI_IX_MPI_Type_get_extent_c] = (void *)load_MPI_Type_get_extent_c,
+    [ANYMPI_IX_MPI_Type_get_extent_x] = (void *)load_MPI_Type_get_extent_x,
+    [ANYMPI_IX_MPI_Type_get_name] = (void *)load_MPI_Type_get_name,
+    [ANYMPI_IX_MPI_Type_get_true_extent] = (void *)load_MPI_Type_get_true_extent,
+    [ANYMPI_IX_MPI_Type_get_true_extent_c] = (void *)load_MPI_Type_get_true_extent_c,
+    [ANYMPI_IX_MPI_Type_get_true_extent_x] = (void *)load_MPI_Type_get_true_extent_x,
+    [ANYMPI_IX_MPI_Type_get_value_index] = (void *)load_MPI_Type_get_value_index,
+    [ANYMPI_IX_MPI_Type_indexed] = (void *)load_MPI_Type_indexed,
+    [ANYMPI_IX_MPI_Type_indexed_c] = (void *)load_MPI_Type_indexed_c,
+    [ANYMPI_IX_MPI_Type_match_size] = (void *)load_MPI_Type_match_size,
+    [ANYMPI_IX_MPI_Type_set_attr] = (void *)load_MPI_Type_set_attr,
+    [ANYMPI_IX_MPI_Type_set_name] = (void *)load_MPI_Type_set_name,
+    [ANYMPI_IX_MPI_Type_size] = (void *)load_MPI_Type_size,
+    [ANYMPI_IX_MPI_Type_size_c] = (void *)load_MPI_Type_size_c,
+    [ANYMPI_IX_MPI_Type_size_x] = (void *)load_MPI_Type_size_x,
+    [ANYMPI_IX_MPI_Type_vector] = (void *)load_MPI_Type_vector,
+    [ANYMPI_IX_MPI_Type_vector_c] = (void *)load_MPI_Type_vector_c,
+    [ANYMPI_IX_MPI_Unpack] = (void *)load_MPI_Unpack,
+    [ANYMPI_IX_MPI_Unpack_c] = (void *)load_MPI_Unpack_c,
+    [ANYMPI_IX_MPI_Unpack_external] = (void *)load_MPI_Unpack_external,
+    [ANYMPI_IX_MPI_Unpack_external_c] = (void *)load_MPI_Unpack_external_c,
+    [ANYMPI_IX_MPI_Unpublish_name] = (void *)load_MPI_Unpublish_name,
+    [ANYMPI_IX_MPI_Wait] = (void *)load_MPI_Wait,
+    [ANYMPI_IX_MPI_Waitall] = (void *)load_MPI_Waitall,
+    [ANYMPI_IX_MPI_Waitany] = (void *)load_MPI_Waitany,
+    [ANYMPI_IX_MPI_Waitsome] = (void *)load_MPI_Waitsome,
+    [ANYMPI_IX_MPI_Win_allocate] = (void *)load_MPI_Win_allocate,
+    [ANYMPI_IX_MPI_Win_allocate_c] = (void *)load_MPI_Win_allocate_c,
+    [ANYMPI_IX_MPI_Win_allocate_shared] = (void *)load_MPI_Win_allocate_shared,
+    [ANYMPI_IX_MPI_Win_allocate_shared_c] = (void *)load_MPI_Win_allocate_shared_c,
+    [ANYMPI_IX_MPI_Win_attach] = (void *)load_MPI_Win_attach,
+    [ANYMPI_IX_MPI_Win_call_errhandler] = (void *)load_MPI_Win_call_errhandler,
+    [ANYMPI_IX_MPI_Win_complete] = (void *)load_MPI_Win_complete,
+    [ANYMPI_IX_MPI_Win_create] = (void *)load_MPI_Win_create,
+    [ANYMPI_IX_MPI_Win_create_c] = (void *)load_MPI_Win_create_c,
+    [ANYMPI_IX_MPI_Win_create_dynamic] = (void *)load_MPI_Win_create_dynamic,
+    [ANYMPI_IX_MPI_Win_create_errhandler] = (void *)load_MPI_Win_create_errhandler,
+    [ANYMPI_IX_MPI_Win_create_keyval] = (void *)load_MPI_Win_create_keyval,
+    [ANYMPI_IX_MPI_Win_delete_attr] = (void *)load_MPI_Win_delete_attr,
+    [ANYMPI_IX_MPI_Win_detach] = (void *)load_MPI_Win_detach,
+    [ANYMPI_IX_MPI_Win_fence] = (void *)load_MPI_Win_fence,
+    [ANYMPI_IX_MPI_Win_flush] = (void *)load_MPI_Win_flush,
+    [ANYMPI_IX_MPI_Win_flush_all] = (void *)load_MPI_Win_flush_all,
+    [ANYMPI_IX_MPI_Win_flush_local] = (void *)load_MPI_Win_flush_local,
+    [ANYMPI_IX_MPI_Win_flush_local_all] = (void *)load_MPI_Win_flush_local_all,
+    [ANYMPI_IX_MPI_Win_free] = (void *)load_MPI_Win_free,
+    [ANYMPI_IX_MPI_Win_free_keyval] = (void *)load_MPI_Win_free_keyval,
+    [ANYMPI_IX_MPI_Win_get_attr] = (void *)load_MPI_Win_get_attr,
+    [ANYMPI_IX_MPI_Win_get_errhandler] = (void *)load_MPI_Win_get_errhandler,
+    [ANYMPI_IX_MPI_Win_get_group] = (void *)load_MPI_Win_get_group,
+    [ANYMPI_IX_MPI_Win_get_info] = (void *)load_MPI_Win_get_info,
+    [ANYMPI_IX_MPI_Win_get_name] = (void *)load_MPI_Win_get_name,
+    [ANYMPI_IX_MPI_Win_lock] = (void *)load_MPI_Win_lock,
+    [ANYMPI_IX_MPI_Win_lock_all] = (void *)load_MPI_Win_lock_all,
+    [ANYMPI_IX_MPI_Win_post] = (void *)load_MPI_Win_post,
+    [ANYMPI_IX_MPI_Win_set_attr] = (void *)load_MPI_Win_set_attr,
+    [ANYMPI_IX_MPI_Win_set_errhandler] = (void *)load_MPI_Win_set_errhandler,
+    [ANYMPI_IX_MPI_Win_set_info] = (void *)load_MPI_Win_set_info,
+    [ANYMPI_IX_MPI_Win_set_name] = (void *)load_MPI_Win_set_name,
+    [ANYMPI_IX_MPI_Win_shared_query] = (void *)load_MPI_Win_shared_query,
+    [ANYMPI_IX_MPI_Win_shared_query_c] = (void *)load_MPI_Win_shared_query_c,
+    [ANYMPI_IX_MPI_Win_start] = (void *)load_MPI_Win_start,
+    [ANYMPI_IX_MPI_Win_sync] = (void *)load_MPI_Win_sync,
+    [ANYMPI_IX_MPI_Win_test] = (void *)load_MPI_Win_test,
+    [ANYMPI_IX_MPI_Win_unlock] = (void *)load_MPI_Win_unlock,
+    [ANYMPI_IX_MPI_Win_unlock_all] = (void *)load_MPI_Win_unlock_all,
+    [ANYMPI_IX_MPI_Win_wait] = (void *)load_MPI_Win_wait,
+    [ANYMPI_IX_MPI_Aint_add] = (void *)load_MPI_Aint_add,
+    [ANYMPI_IX_MPI_Aint_diff] = (void *)load_MPI_Aint_diff,
+    [ANYMPI_IX_MPI_Wtick] = (void *)load_MPI_Wtick,
+    [ANYMPI_IX_MPI_Wtime] = (void *)load_MPI_Wtime,
+    [ANYMPI_IX_MPI_Comm_fromint] = (void *)load_MPI_Comm_fromint,
+    [ANYMPI_IX_MPI_Comm_toint] = (void *)load_MPI_Comm_toint,
+    [ANYMPI_IX_MPI_Errhandler_fromint] = (void *)load_MPI_Errhandler_fromint,
+    [ANYMPI_IX_MPI_Errhandler_toint] = (void *)load_MPI_Errhandler_toint,
+    [ANYMPI_IX_MPI_File_fromint] = (void *)load_MPI_File_fromint,
+    [ANYMPI_IX_MPI_File_toint] = (void *)load_MPI_File_toint,
+    [ANYMPI_IX_MPI_Group_fromint] = (void *)load_MPI_Group_fromint,
+    [ANYMPI_IX_MPI_Group_toint] = (void *)load_MPI_Group_toint,
+    [ANYMPI_IX_MPI_Info_fromint] = (void *)load_MPI_Info_fromint,
+    [ANYMPI_IX_MPI_Info_toint] = (void *)load_MPI_Info_toint,
+    [ANYMPI_IX_MPI_Message_fromint] = (void *)load_MPI_Message_fromint,
+    [ANYMPI_IX_MPI_Message_toint] = (void *)load_MPI_Message_toint,
+    [ANYMPI_IX_MPI_Op_fromint] = (void *)load_MPI_Op_fromint,
+    [ANYMPI_IX_MPI_Op_toint] = (void *)load_MPI_Op_toint,
+    [ANYMPI_IX_MPI_Request_fromint] = (void *)load_MPI_Request_fromint,
+    [ANYMPI_IX_MPI_Request_toint] = (void *)load_MPI_Request_toint,
+    [ANYMPI_IX_MPI_Session_fromint] = (void *)load_MPI_Session_fromint,
+    [ANYMPI_IX_MPI_Session_toint] = (void *)load_MPI_Session_toint,
+    [ANYMPI_IX_MPI_Type_fromint] = (void *)load_MPI_Type_fromint,
+    [ANYMPI_IX_MPI_Type_toint] = (void *)load_MPI_Type_toint,
+    [ANYMPI_IX_MPI_Win_fromint] = (void *)load_MPI_Win_fromint,
+    [ANYMPI_IX_MPI_Win_toint] = (void *)load_MPI_Win_toint,
+    [ANYMPI_IX_MPI_T_category_changed] = (void *)load_MPI_T_category_changed,
+    [ANYMPI_IX_MPI_T_category_get_categories] = (void *)load_MPI_T_category_get_categories,
+    [ANYMPI_IX_MPI_T_category_get_cvars] = (void *)load_MPI_T_category_get_cvars,
+    [ANYMPI_IX_MPI_T_category_get_events] = (void *)load_MPI_T_category_get_events,
+    [ANYMPI_IX_MPI_T_category_get_index] = (void *)load_MPI_T_category_get_index,
+    [ANYMPI_IX_MPI_T_category_get_info] = (void *)load_MPI_T_category_get_info,
+    [ANYMPI_IX_MPI_T_category_get_num] = (void *)load_MPI_T_category_get_num,
+    [ANYMPI_IX_MPI_T_category_get_num_events] = (void *)load_MPI_T_category_get_num_events,
+    [ANYMPI_IX_MPI_T_category_get_pvars] = (void *)load_MPI_T_category_get_pvars,
+    [ANYMPI_IX_MPI_T_cvar_get_index] = (void *)load_MPI_T_cvar_get_index,
+    [ANYMPI_IX_MPI_T_cvar_get_info] = (void *)load_MPI_T_cvar_get_info,
+    [ANYMPI_IX_MPI_T_cvar_get_num] = (void *)load_MPI_T_cvar_get_num,
+    [ANYMPI_IX_MPI_T_cvar_handle_alloc] = (void *)load_MPI_T_cvar_handle_alloc,
+    [ANYMPI_IX_MPI_T_cvar_handle_free] = (void *)load_MPI_T_cvar_handle_free,
+    [ANYMPI_IX_MPI_T_cvar_read] = (void *)load_MPI_T_cvar_read,
+    [ANYMPI_IX_MPI_T_cvar_write] = (void *)load_MPI_T_cvar_write,
+    [ANYMPI_IX_MPI_T_enum_get_info] = (void *)load_MPI_T_enum_get_info,
+    [ANYMPI_IX_MPI_T_enum_get_item] = (void *)load_MPI_T_enum_get_item,
+    [ANYMPI_IX_MPI_T_event_callback_get_info] = (void *)load_MPI_T_event_callback_get_info,
+    [ANYMPI_IX_MPI_T_event_callback_set_info] = (void *)load_MPI_T_event_callback_set_info,
+    [ANYMPI_IX_MPI_T_event_copy] = (void *)load_MPI_T_event_copy,
+    [ANYMPI_IX_MPI_T_event_get_index] = (void *)load_MPI_T_event_get_index,
+    [ANYMPI_IX_MPI_T_event_get_info] = (void *)load_MPI_T_event_get_info,
+    [ANYMPI_IX_MPI_T_event_get_num] = (void *)load_MPI_T_event_get_num,
+    [ANYMPI_IX_MPI_T_event_get_source] = (void *)load_MPI_T_event_get_source,
+    [ANYMPI_IX_MPI_T_event_get_timestamp] = (void *)load_MPI_T_event_get_timestamp,
+    [ANYMPI_IX_MPI_T_event_handle_alloc] = (void *)load_MPI_T_event_handle_alloc,
+    [ANYMPI_IX_MPI_T_event_handle_free] = (void *)load_MPI_T_event_handle_free,
+    [ANYMPI_IX_MPI_T_event_handle_get_info] = (void *)load_MPI_T_event_handle_get_info,
+    [ANYMPI_IX_MPI_T_event_handle_set_info] = (void *)load_MPI_T_event_handle_set_info,
+    [ANYMPI_IX_MPI_T_event_read] = (void *)load_MPI_T_event_read,
+    [ANYMPI_IX_MPI_T_event_register_callback] = (void *)load_MPI_T_event_register_callback,
+    [ANYMPI_IX_MPI_T_event_set_dropped_handler] = (void *)load_MPI_T_event_set_dropped_handler,
+    [ANYMPI_IX_MPI_T_finalize] = (void *)load_MPI_T_finalize,
+    [ANYMPI_IX_MPI_T_init_thread] = (void *)load_MPI_T_init_thread,
+    [ANYMPI_IX_MPI_T_pvar_get_index] = (void *)load_MPI_T_pvar_get_index,
+    [ANYMPI_IX_MPI_T_pvar_get_info] = (void *)load_MPI_T_pvar_get_info,
+    [ANYMPI_IX_MPI_T_pvar_get_num] = (void *)load_MPI_T_pvar_get_num,
+    [ANYMPI_IX_MPI_T_pvar_handle_alloc] = (void *)load_MPI_T_pvar_handle_alloc,
+    [ANYMPI_IX_MPI_T_pvar_handle_free] = (void *)load_MPI_T_pvar_handle_free,
+    [ANYMPI_IX_MPI_T_pvar_read] = (void *)load_MPI_T_pvar_read,
+    [ANYMPI_IX_MPI_T_pvar_readreset] = (void *)load_MPI_T_pvar_readreset,
+    [ANYMPI_IX_MPI_T_pvar_reset] = (void *)load_MPI_T_pvar_reset,
+    [ANYMPI_IX_MPI_T_pvar_session_create] = (void *)load_MPI_T_pvar_session_create,
+    [ANYMPI_IX_MPI_T_pvar_session_free] = (void *)load_MPI_T_pvar_session_free,
+    [ANYMPI_IX_MPI_T_pvar_start] = (void *)load_MPI_T_pvar_start,
+    [ANYMPI_IX_MPI_T_pvar_stop] = (void *)load_MPI_T_pvar_stop,
+    [ANYMPI_IX_MPI_T_pvar_write] = (void *)load_MPI_T_pvar_write,
+    [ANYMPI_IX_MPI_T_source_get_info] = (void *)load_MPI_T_source_get_info,
+    [ANYMPI_IX_MPI_T_source_get_num] = (void *)load_MPI_T_source_get_num,
+    [ANYMPI_IX_MPI_T_source_get_timestamp] = (void *)load_MPI_T_source_get_timestamp,
+};

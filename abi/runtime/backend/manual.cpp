@@ -1163,3 +1163,77 @@ ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type or an emulated one (
     }
     return err_out(MPI_Type_free(c_hio(datatype)));
 }
+
+// ---------------------------------------------------------------- tool variables bound to objects
+namespace anympi::backend {
+namespace {
+// MPI_T_{c,p}var_handle_alloc's obj_handle points to a handle of the kind the variable's
+// bind names (the call does not say which): the native MPI is given a pointer to the native
+// handle of that kind instead.
+union native_object {
+    MPI_Comm comm;
+    MPI_Datatype datatype;
+    MPI_Errhandler errhandler;
+    MPI_File file;
+    MPI_Group group;
+    MPI_Op op;
+    MPI_Request request;
+    MPI_Win win;
+    MPI_Message message;
+    MPI_Info info;
+};
+template <class A> void *bound_as(void *obj, native_t<A> &slot)
+{
+    slot = to_native(*static_cast<A *>(obj));
+    return &slot;
+}
+void *bound_object(int native_bind, void *obj, native_object &o)
+{
+    if (!obj) return obj;  // the native MPI says what that means
+    switch (native_bind) {
+    case MPI_T_BIND_MPI_COMM: return bound_as<abi_Comm>(obj, o.comm);
+    case MPI_T_BIND_MPI_DATATYPE: return bound_as<abi_Datatype>(obj, o.datatype);
+    case MPI_T_BIND_MPI_ERRHANDLER: return bound_as<abi_Errhandler>(obj, o.errhandler);
+    case MPI_T_BIND_MPI_FILE: return bound_as<abi_File>(obj, o.file);
+    case MPI_T_BIND_MPI_GROUP: return bound_as<abi_Group>(obj, o.group);
+    case MPI_T_BIND_MPI_OP: return bound_as<abi_Op>(obj, o.op);
+    case MPI_T_BIND_MPI_REQUEST: return bound_as<abi_Request>(obj, o.request);
+    case MPI_T_BIND_MPI_WIN: return bound_as<abi_Win>(obj, o.win);
+    case MPI_T_BIND_MPI_MESSAGE: return bound_as<abi_Message>(obj, o.message);
+    case MPI_T_BIND_MPI_INFO: return bound_as<abi_Info>(obj, o.info);
+    default: return obj;  // MPI_T_BIND_NO_OBJECT: not read
+    }
+}
+}  // namespace
+}  // namespace anympi::backend
+
+ANYMPI_MANUAL(MPI_T_cvar_handle_alloc, forwarded, "obj_handle points to a handle of the kind the variable's bind (MPI_T_cvar_get_info) names: converted as that kind")
+{
+    int name_len = 0, desc_len = 0, verbosity = 0, bind = MPI_T_BIND_NO_OBJECT, scope = 0;
+    MPI_Datatype type;
+    MPI_T_enum enumtype;
+    native_object o;
+    // An index with no variable: the native MPI answers for it, as natively.
+    if (MPI_T_cvar_get_info(cvar_index, nullptr, &name_len, &verbosity, &type, &enumtype, nullptr, &desc_len, &bind,
+                            &scope) == MPI_SUCCESS)
+        obj_handle = bound_object(bind, obj_handle, o);
+    return err_out(MPI_T_cvar_handle_alloc(cvar_index, obj_handle, c_tout(handle), count));
+}
+
+ANYMPI_MANUAL(MPI_T_pvar_handle_alloc, forwarded, "obj_handle points to a handle of the kind the variable's bind (MPI_T_pvar_get_info) names: converted as that kind")
+{
+    int name_len = 0, desc_len = 0, verbosity = 0, var_class = 0, bind = MPI_T_BIND_NO_OBJECT;
+    int readonly = 0, continuous = 0, atomic = 0;
+    MPI_Datatype type;
+    MPI_T_enum enumtype;
+    native_object o;
+    if (MPI_T_pvar_get_info(pvar_index, nullptr, &name_len, &verbosity, &var_class, &type, &enumtype, nullptr,
+                            &desc_len, &bind, &readonly, &continuous, &atomic) == MPI_SUCCESS)
+        obj_handle = bound_object(bind, obj_handle, o);
+    return err_out(MPI_T_pvar_handle_alloc(c_tin(session), pvar_index, obj_handle, c_tout(handle), count));
+}
+
+ANYMPI_MANUAL(MPI_T_enum_get_item, forwarded, "value is the item's int (apis.json gives it the kind of a variable's value)")
+{
+    return err_out(MPI_T_enum_get_item(c_tin(enumtype), indx, value, name, name_len));
+}

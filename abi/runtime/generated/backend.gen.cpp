@@ -175,6 +175,9 @@ ANYMPI_SIG_MPI_Type_fromint;
 ANYMPI_SIG_MPI_Type_toint;
 ANYMPI_SIG_MPI_Win_fromint;
 ANYMPI_SIG_MPI_Win_toint;
+ANYMPI_SIG_MPI_T_cvar_handle_alloc;
+ANYMPI_SIG_MPI_T_enum_get_item;
+ANYMPI_SIG_MPI_T_pvar_handle_alloc;
 
 ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_booleans, errh_self(), "anympi has no Fortran bindings")
 ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_info, errh_self(), "anympi has no Fortran bindings")
@@ -1528,12 +1531,10 @@ ANYMPI_FWD(MPI_T_category_get_pvars, (cat_index, len, indices))
 ANYMPI_FWD(MPI_T_cvar_get_index, (name, cvar_index))
 ANYMPI_FWD(MPI_T_cvar_get_info, (cvar_index, name, name_len, c_cout<cat::t_verbosity>(verbosity), c_hout(datatype), c_tout(enumtype), desc, desc_len, c_cout<cat::t_bind>(bind), c_cout<cat::t_scope>(scope)))
 ANYMPI_FWD(MPI_T_cvar_get_num, (num_cvar))
-ANYMPI_UNSUPPORTED(MPI_T_cvar_handle_alloc, errh_self(), "not yet converted: obj_handle: MPI object bound to a tool variable (pointer to a handle of unknown kind)")
 ANYMPI_FWD(MPI_T_cvar_handle_free, (c_tio(handle)))
 ANYMPI_FWD(MPI_T_cvar_read, (c_tin(handle), c_buf(buf)))
 ANYMPI_FWD(MPI_T_cvar_write, (c_tin(handle), c_buf(buf)))
 ANYMPI_FWD(MPI_T_enum_get_info, (c_tin(enumtype), num, name, name_len))
-ANYMPI_UNSUPPORTED(MPI_T_enum_get_item, errh_self(), "not yet converted: value: tool variable value of runtime-determined type")
 #if ANYMPI_HAVE_MPI_T_event_callback_get_info
 ANYMPI_FWD(MPI_T_event_callback_get_info, (c_tin(event_registration), c_cin<cat::t_cb_safety>(cb_safety), c_hout(info_used)))
 #else
@@ -1594,7 +1595,6 @@ ANYMPI_FWD(MPI_T_init_thread, (c_cin<cat::thread>(required), c_cout<cat::thread>
 ANYMPI_FWD(MPI_T_pvar_get_index, (name, c_cin<cat::t_pvar_class>(var_class), pvar_index))
 ANYMPI_FWD(MPI_T_pvar_get_info, (pvar_index, name, name_len, c_cout<cat::t_verbosity>(verbosity), c_cout<cat::t_pvar_class>(var_class), c_hout(datatype), c_tout(enumtype), desc, desc_len, c_cout<cat::t_bind>(bind), readonly, continuous, atomic))
 ANYMPI_FWD(MPI_T_pvar_get_num, (num_pvar))
-ANYMPI_UNSUPPORTED(MPI_T_pvar_handle_alloc, errh_self(), "not yet converted: obj_handle: MPI object bound to a tool variable (pointer to a handle of unknown kind)")
 ANYMPI_FWD(MPI_T_pvar_handle_free, (c_tin(session), c_tio(handle)))
 ANYMPI_FWD(MPI_T_pvar_read, (c_tin(session), c_tin(handle), c_buf(buf)))
 ANYMPI_FWD(MPI_T_pvar_readreset, (c_tin(session), c_tin(handle), c_buf(buf)))

@@ -4,7 +4,8 @@
  *
  *   abi_bench time [scale]       per-call times of the handle-only and PROC_NULL calls
  *   abi_bench count [scale]      the same loops, for callgrind: only the loops are collected
- *   abi_bench pingpong [scale]   2 ranks, 8-byte round trips
+ *   abi_bench pingpong [scale]   2 ranks, round trips of 0 B .. 1 MiB
+ *   abi_bench stream [scale]     2 ranks, windows of 64 messages of 1 B .. 1 MiB (rate, bandwidth)
  *
  * Prints one line per measurement: "bench=<name> iters=<n> ns=<nanoseconds per iteration>".
  * Under callgrind (run with --collect-atstart=no) every loop is collected alone and dumped as
@@ -191,39 +192,103 @@ static void handle_calls(double scale) {
   MPI_Comm_free(&dup);
 }
 
-static void pingpong(double scale) {
+/* Two ranks, message sizes 0 B .. 1 MiB. Each size runs a calibration pass, then passes of
+ * about `target` ns (fewer with scale < 1), the best one reported; rank 0 decides the count. */
+enum { SIZES = 9, WINDOW_2 = 64 };
+static const int sizes[SIZES] = {0, 1, 8, 64, 512, 4096, 32768, 262144, 1048576};
+
+static int peer_setup(const char *mode) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size != 2) {
-    if (rank == 0) fprintf(stderr, "abi_bench pingpong: needs exactly 2 ranks, got %d\n", size);
+    if (rank == 0) fprintf(stderr, "abi_bench %s: needs exactly 2 ranks, got %d\n", mode, size);
     MPI_Abort(MPI_COMM_WORLD, 4);
   }
-  char buf[8];
-  memset(buf, rank, sizeof buf);
-  long n = iterations(20000, scale);
-  int peer = 1 - rank;
-  double best = 1e300;
-  for (int rep = 0; rep < REPEATS + 1; ++rep) { /* the first pass is warm-up */
-    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-    double t0 = now_ns();
-    for (long i = 0; i < n; ++i) {
-      if (rank == 0) {
-        MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
-        MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      } else {
-        MPI_Recv(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(buf, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD);
-      }
+  return rank;
+}
+
+/* Iterations for a pass of about target_ns, from one measured pass of n0. */
+static long calibrated(double ns_of_n0, long n0, double scale) {
+  double target_ns = 2e7 * scale;
+  long n = ns_of_n0 > 0 ? (long)(target_ns * n0 / ns_of_n0) : n0;
+  if (n < 10) n = 10;
+  if (n > 200000) n = 200000;
+  MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  return n;
+}
+
+/* Round trips of `bytes` between rank 0 and rank 1; ns per round trip. */
+static double round_trips(char *buf, int bytes, long n, int rank) {
+  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  double t0 = now_ns();
+  for (long i = 0; i < n; ++i) {
+    if (rank == 0) {
+      MPI_Send(buf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+      MPI_Recv(buf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
     }
-    double t = now_ns() - t0;
-    if (rep > 0 && t < best) best = t;
   }
-  if (buf[0] != 0) { /* rank 0's bytes went there and back */
-    fprintf(stderr, "abi_bench pingpong: rank %d got byte %d back\n", rank, buf[0]);
-    MPI_Abort(MPI_COMM_WORLD, 5);
+  return (now_ns() - t0) / n;
+}
+
+static void pingpong(double scale) {
+  int rank = peer_setup("pingpong");
+  char *buf = malloc(sizes[SIZES - 1]);
+  if (!buf) MPI_Abort(MPI_COMM_WORLD, 6);
+  for (int k = 0; k < SIZES; ++k) {
+    memset(buf, rank, sizes[SIZES - 1]);
+    long n = calibrated(round_trips(buf, sizes[k], 50, rank) * 50, 50, scale);
+    double best = 1e300;
+    for (int rep = 0; rep < REPEATS; ++rep) {
+      double t = round_trips(buf, sizes[k], n, rank);
+      if (t < best) best = t;
+    }
+    if (sizes[k] > 0 && buf[0] != 0) { /* rank 0's bytes went there and back */
+      fprintf(stderr, "abi_bench pingpong: rank %d got byte %d back\n", rank, buf[0]);
+      MPI_Abort(MPI_COMM_WORLD, 5);
+    }
+    if (rank == 0) printf("bench=pingpong_%dB iters=%ld ns=%.3f\n", sizes[k], n, best);
   }
-  if (rank == 0) printf("bench=pingpong_8B iters=%ld ns=%.3f\n", n, best / n);
+  free(buf);
+}
+
+/* OSU-style streaming: rank 0 sends windows of 64 messages of `bytes` (MPI_Isend + MPI_Waitall),
+ * rank 1 receives them the same way and answers each window with one empty message; ns per
+ * window, so message rate = 64 / time and bandwidth = 64 * bytes / time. */
+static double windows(char *buf, int bytes, long n, int rank) {
+  MPI_Request req[WINDOW_2];
+  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  double t0 = now_ns();
+  for (long i = 0; i < n; ++i) {
+    for (int k = 0; k < WINDOW_2; ++k) {
+      if (rank == 0) MPI_Isend(buf, bytes, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &req[k]);
+      else MPI_Irecv(buf, bytes, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &req[k]);
+    }
+    MPI_Waitall(WINDOW_2, req, MPI_STATUSES_IGNORE);
+    if (rank == 0) MPI_Recv(NULL, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    else MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+  }
+  return (now_ns() - t0) / n;
+}
+
+static void stream(double scale) {
+  int rank = peer_setup("stream");
+  char *buf = malloc(sizes[SIZES - 1]);
+  if (!buf) MPI_Abort(MPI_COMM_WORLD, 6);
+  memset(buf, 1, sizes[SIZES - 1]);
+  for (int k = 1; k < SIZES; ++k) {
+    long n = calibrated(windows(buf, sizes[k], 5, rank) * 5, 5, scale);
+    double best = 1e300;
+    for (int rep = 0; rep < REPEATS; ++rep) {
+      double t = windows(buf, sizes[k], n, rank);
+      if (t < best) best = t;
+    }
+    if (rank == 0) printf("bench=stream_%dB iters=%ld ns=%.3f\n", sizes[k], n, best);
+  }
+  free(buf);
 }
 
 int main(int argc, char **argv) {
@@ -248,8 +313,10 @@ int main(int argc, char **argv) {
     handle_calls(scale);
   } else if (strcmp(mode, "pingpong") == 0) {
     pingpong(scale);
+  } else if (strcmp(mode, "stream") == 0) {
+    stream(scale);
   } else {
-    if (rank == 0) fprintf(stderr, "abi_bench: unknown mode '%s' (time | count | pingpong)\n", mode);
+    if (rank == 0) fprintf(stderr, "abi_bench: unknown mode '%s' (time | count | pingpong | stream)\n", mode);
     MPI_Finalize();
     return 2;
   }

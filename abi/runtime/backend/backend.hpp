@@ -431,10 +431,11 @@ inline long long c_ret(long long a) { return a; }
 // ---------------------------------------------------------------- statuses
 // The native MPI writes a status only where a request completed or a message was found (not
 // for Iprobe/Improbe or a Test that found nothing, nor past Waitsome's outcount), and some
-// fields only in some calls (MPI_ERROR: per MPI and per call).  So the native status is staged
-// from the caller's (status_in), and after the call status_back converts only the fields the
-// native MPI changed; every other field keeps the caller's ABI value.  The caller's status is
-// untouched during the call, so the staged values are recomputed from it, not stored.
+// fields only in some calls (MPI_ERROR: per MPI and per call).  So every field the native MPI
+// did not write keeps the caller's ABI value.  A status the call reads is staged from the
+// caller's (status_in), and after the call status_back converts the fields that changed; the
+// caller's status is untouched during the call, so the staged values are recomputed from it,
+// not stored.  A status the call only writes is staged as below.
 inline void status_out(const MPI_Status &n, abi_Status *a)
 {
     a->MPI_SOURCE = rank_out(n.MPI_SOURCE);

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace anympi::backend {
@@ -687,19 +689,103 @@ ANYMPI_MANUAL(MPI_Status_set_error, emulated, "writes the ABI status")
 // ---------------------------------------------------------------- error classes and codes
 // MPI_LASTUSEDCODE is the largest class or code the user added (in the ABI's numbering),
 // never the native MPI's counter, which also counts the classes anympi adds for itself.
-ANYMPI_MANUAL(MPI_Add_error_class, forwarded, "MPI_LASTUSEDCODE counts the classes the user adds, not anympi's own")
+//
+// MPI-5.0 removes what the user added (MPI_Remove_error_class/code/string); the MPI
+// underneath cannot.  anympi records, in the ABI's numbering, the classes, codes and strings
+// the user added and has not removed, refuses the removals the standard calls erroneous
+// (MPI_ERR_ARG, naming why), and empties a removed string in the MPI.  A value once removed
+// is not handed out again: the MPI's next one is new.
+namespace anympi::backend {
+namespace {
+struct added_errors {
+    std::mutex m;
+    std::unordered_set<int> classes;          // added by MPI_Add_error_class, not removed
+    std::unordered_map<int, int> code_class;  // code -> its class, added by MPI_Add_error_code
+    std::unordered_set<int> strings;          // codes and classes with a string the user added
+};
+added_errors &added()
+{
+    static added_errors *a = new added_errors;  // never destroyed: used until the process ends
+    return *a;
+}
+int refuse(const char *fn, int value, const char *why)
+{
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s: %d %s", fn, value, why);
+    return raise_error(errh_self(), ABI_ERR_ARG, msg);
+}
+}  // namespace
+}  // namespace anympi::backend
+
+ANYMPI_MANUAL(MPI_Add_error_class, forwarded, "MPI_LASTUSEDCODE counts the classes the user adds, not anympi's own; the class is recorded for MPI_Remove_error_class")
 {
     int c = 0;
     int rc = MPI_Add_error_class(errorclass ? &c : nullptr);
-    if (rc == MPI_SUCCESS && errorclass) note_user_code(*errorclass = err_out(c));
+    if (rc == MPI_SUCCESS && errorclass) {
+        note_user_code(*errorclass = err_out(c));
+        std::lock_guard<std::mutex> g(added().m);
+        added().classes.insert(*errorclass);
+    }
     return err_out(rc);
 }
-ANYMPI_MANUAL(MPI_Add_error_code, forwarded, "MPI_LASTUSEDCODE counts the codes the user adds, not anympi's own")
+ANYMPI_MANUAL(MPI_Add_error_code, forwarded, "MPI_LASTUSEDCODE counts the codes the user adds, not anympi's own; the code is recorded for MPI_Remove_error_code")
 {
     int c = 0;
     int rc = MPI_Add_error_code(err_in(errorclass), errorcode ? &c : nullptr);
-    if (rc == MPI_SUCCESS && errorcode) note_user_code(*errorcode = err_out(c));
+    if (rc == MPI_SUCCESS && errorcode) {
+        note_user_code(*errorcode = err_out(c));
+        std::lock_guard<std::mutex> g(added().m);
+        added().code_class[*errorcode] = errorclass;
+    }
     return err_out(rc);
+}
+ANYMPI_MANUAL(MPI_Add_error_string, forwarded, "the string is recorded for MPI_Remove_error_string")
+{
+    int rc = MPI_Add_error_string(err_in(errorcode), string);
+    if (rc == MPI_SUCCESS) {
+        std::lock_guard<std::mutex> g(added().m);
+        added().strings.insert(errorcode);
+    }
+    return err_out(rc);
+}
+// Each removal decides under the lock and raises its error after it (the handler may call MPI).
+ANYMPI_MANUAL(MPI_Remove_error_string, emulated, "the string the user added becomes empty in the MPI underneath, which cannot remove it; refused (MPI_ERR_ARG) for a value without one")
+{
+    const char *why = nullptr;
+    int rc = 0;
+    {
+        std::lock_guard<std::mutex> g(added().m);
+        if (!added().strings.count(errorcode)) why = "has no string added by MPI_Add_error_string";
+        else if (!(rc = MPI_Add_error_string(err_in(errorcode), const_cast<char *>("")))) added().strings.erase(errorcode);
+    }
+    return why ? refuse("MPI_Remove_error_string", errorcode, why) : err_out(rc);
+}
+ANYMPI_MANUAL(MPI_Remove_error_code, emulated, "anympi forgets the code it recorded (the MPI underneath cannot remove it); refused (MPI_ERR_ARG) for a code not added or whose string is not removed")
+{
+    const char *why = nullptr;
+    {
+        std::lock_guard<std::mutex> g(added().m);
+        if (!added().code_class.count(errorcode)) why = "was not added by MPI_Add_error_code (or was removed)";
+        else if (added().strings.count(errorcode)) why = "still has its string: remove it with MPI_Remove_error_string first";
+        else added().code_class.erase(errorcode);
+    }
+    return why ? refuse("MPI_Remove_error_code", errorcode, why) : 0;
+}
+ANYMPI_MANUAL(MPI_Remove_error_class, emulated, "anympi forgets the class it recorded (the MPI underneath cannot remove it); refused (MPI_ERR_ARG) for a class not added or with codes not removed")
+{
+    const char *why = nullptr;
+    int rc = 0;
+    {
+        std::lock_guard<std::mutex> g(added().m);
+        if (!added().classes.count(errorclass)) why = "was not added by MPI_Add_error_class (or was removed)";
+        for (const auto &[code, cls] : added().code_class)
+            if (!why && cls == errorclass) why = "still has error codes: remove them with MPI_Remove_error_code first";
+        if (!why && added().strings.count(errorclass) &&
+            !(rc = MPI_Add_error_string(err_in(errorclass), const_cast<char *>(""))))
+            added().strings.erase(errorclass);
+        if (!why && !rc) added().classes.erase(errorclass);
+    }
+    return why ? refuse("MPI_Remove_error_class", errorclass, why) : err_out(rc);
 }
 
 // ---------------------------------------------------------------- MPI-5.0: integer handles

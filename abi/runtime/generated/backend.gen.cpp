@@ -22,6 +22,7 @@ namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }
 ANYMPI_SIG_MPI_Abi_get_info;
 ANYMPI_SIG_MPI_Add_error_class;
 ANYMPI_SIG_MPI_Add_error_code;
+ANYMPI_SIG_MPI_Add_error_string;
 ANYMPI_SIG_MPI_Allgatherv_c;
 ANYMPI_SIG_MPI_Allgatherv_init_c;
 ANYMPI_SIG_MPI_Alltoallv_c;
@@ -103,6 +104,9 @@ ANYMPI_SIG_MPI_Psend_init;
 ANYMPI_SIG_MPI_Psend_init_c;
 ANYMPI_SIG_MPI_Reduce_scatter_c;
 ANYMPI_SIG_MPI_Reduce_scatter_init_c;
+ANYMPI_SIG_MPI_Remove_error_class;
+ANYMPI_SIG_MPI_Remove_error_code;
+ANYMPI_SIG_MPI_Remove_error_string;
 ANYMPI_SIG_MPI_Request_free;
 ANYMPI_SIG_MPI_Request_get_status;
 ANYMPI_SIG_MPI_Scatterv_c;
@@ -193,7 +197,6 @@ ANYMPI_WIDE_IF(MPI_Accumulate_c, emulated_acc_refused("MPI_Accumulate_c", errh_o
 #else
 ANYMPI_UNSUPPORTED(MPI_Accumulate_c, errh_of(win), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Add_error_string, (c_errc_in(errorcode), string))
 ANYMPI_FWD(MPI_Allgather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Allgather_c
 ANYMPI_FWD(MPI_Allgather_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
@@ -1134,9 +1137,6 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by 
 #endif
 ANYMPI_UNSUPPORTED(MPI_Register_datarep, errh_self(), "not yet converted: read_conversion_fn: callback")
 ANYMPI_UNSUPPORTED(MPI_Register_datarep_c, errh_self(), "not yet converted: read_conversion_fn: callback")
-ANYMPI_UNSUPPORTED(MPI_Remove_error_class, errh_self(), "MPI-5.0: the MPI underneath cannot remove error classes")
-ANYMPI_UNSUPPORTED(MPI_Remove_error_code, errh_self(), "MPI-5.0: the MPI underneath cannot remove error codes")
-ANYMPI_UNSUPPORTED(MPI_Remove_error_string, errh_self(), "MPI-5.0: the MPI underneath cannot remove error strings")
 ANYMPI_FWD_AS(MPI_Request_get_status, (c_hin(request), flag, c_st_out(status)))
 ANYMPI_UNSUPPORTED(MPI_Request_get_status_all, errh_self(), "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks")
 ANYMPI_UNSUPPORTED(MPI_Request_get_status_any, errh_self(), "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks")

@@ -8,6 +8,7 @@
 #include "emulated_types.hpp"
 #include "large_counts.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -708,6 +709,14 @@ added_errors &added()
     static added_errors *a = new added_errors;  // never destroyed: used until the process ends
     return *a;
 }
+// Under added().m: the string the user added for `value` becomes empty in the MPI, which
+// cannot remove it, and is forgotten.
+int drop_string(int value)
+{
+    int rc = MPI_Add_error_string(err_in(value), const_cast<char *>(""));
+    if (rc == MPI_SUCCESS) added().strings.erase(value);
+    return rc;
+}
 int refuse(const char *fn, int value, const char *why)
 {
     char msg[200];
@@ -756,7 +765,7 @@ ANYMPI_MANUAL(MPI_Remove_error_string, emulated, "the string the user added beco
     {
         std::lock_guard<std::mutex> g(added().m);
         if (!added().strings.count(errorcode)) why = "has no string added by MPI_Add_error_string";
-        else if (!(rc = MPI_Add_error_string(err_in(errorcode), const_cast<char *>("")))) added().strings.erase(errorcode);
+        else rc = drop_string(errorcode);
     }
     return why ? refuse("MPI_Remove_error_string", errorcode, why) : err_out(rc);
 }
@@ -777,13 +786,13 @@ ANYMPI_MANUAL(MPI_Remove_error_class, emulated, "anympi forgets the class it rec
     int rc = 0;
     {
         std::lock_guard<std::mutex> g(added().m);
-        if (!added().classes.count(errorclass)) why = "was not added by MPI_Add_error_class (or was removed)";
-        for (const auto &[code, cls] : added().code_class)
-            if (!why && cls == errorclass) why = "still has error codes: remove them with MPI_Remove_error_code first";
-        if (!why && added().strings.count(errorclass) &&
-            !(rc = MPI_Add_error_string(err_in(errorclass), const_cast<char *>(""))))
-            added().strings.erase(errorclass);
-        if (!why && !rc) added().classes.erase(errorclass);
+        const auto &codes = added().code_class;
+        if (!added().classes.count(errorclass))
+            why = "was not added by MPI_Add_error_class (or was removed)";
+        else if (std::any_of(codes.begin(), codes.end(), [&](const auto &e) { return e.second == errorclass; }))
+            why = "still has error codes: remove them with MPI_Remove_error_code first";
+        else if (!added().strings.count(errorclass) || !(rc = drop_string(errorclass)))
+            added().classes.erase(errorclass);
     }
     return why ? refuse("MPI_Remove_error_class", errorclass, why) : err_out(rc);
 }

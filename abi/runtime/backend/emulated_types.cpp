@@ -607,9 +607,13 @@ int emulated_acc_refused_slow(const char *fn, errh_obj o, abi_Datatype t)
 void emulated_types_fix_returned(abi_Datatype *types, long long n)
 {
     if (!types) return;
+    // Predefined components (the usual case) need no fix and so no lock.
+    long long k = 0;
+    while (k < n && !is_emulated_type(types[k]) && reinterpret_cast<uintptr_t>(types[k]) < 0x400) ++k;
+    if (k == n) return;
     std::lock_guard<std::mutex> g(emu_mutex);
     if (!built) return;
-    for (long long k = 0; k < n; ++k) {
+    for (; k < n; ++k) {
         if (is_emulated_type(types[k])) {  // the native handle itself, with a reference added
             MPI_Datatype t = to_native(types[k]);
             if (!contents_copies) MPI_Type_free(&t);

@@ -1107,19 +1107,61 @@ ANYMPI_MANUAL(MPI_Type_get_value_index, emulated, "named pairs as they are; othe
     return 0;
 }
 
+namespace anympi::backend {
+namespace {
+// MPI_Type_get_contents needs the type's native envelope (the combiner for its integer
+// constants, how many datatypes to fix up), and a program asks MPI_Type_get_envelope of the
+// same type right before: the last envelope each thread was given is kept, so that
+// get_contents asks the MPI once instead of twice.  A freed handle may be reused, so every
+// MPI_Type_free makes the kept envelopes stale.
+std::atomic<unsigned> datatypes_freed{0};
+struct native_envelope {
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    unsigned freed = 0;
+    int ni = 0, na = 0, nd = 0, comb = 0;
+};
+thread_local native_envelope last_envelope;
+
+int envelope_of(MPI_Datatype t, native_envelope &e)
+{
+    const unsigned freed = datatypes_freed.load(std::memory_order_relaxed);
+    native_envelope &last = last_envelope;
+    if (last.type == t && last.freed == freed && t != MPI_DATATYPE_NULL) {
+        e = last;
+        return MPI_SUCCESS;
+    }
+    int rc = MPI_Type_get_envelope(t, &e.ni, &e.na, &e.nd, &e.comb);
+    if (rc != MPI_SUCCESS) return rc;
+    e.type = t;
+    e.freed = freed;
+    last = e;
+    return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace anympi::backend
+
 ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_index answer MPI_COMBINER_VALUE_INDEX, emulated predefined ones (MPI_REAL2 ...) MPI_COMBINER_NAMED")
 {
     if (is_emulated_type(datatype)) return emulated_type_envelope(num_integers, num_addresses, num_datatypes, combiner);
     MPI_Datatype t = to_native(datatype);
+    const bool outputs = num_integers && num_addresses && num_datatypes && combiner;
     if (vi_find(t)) {
-        if (!num_integers || !num_addresses || !num_datatypes || !combiner)
-            return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope: an output argument is NULL");
+        if (!outputs) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope: an output argument is NULL");
         *num_integers = *num_addresses = 0;
         *num_datatypes = 2;
         *combiner = ABI_COMBINER_VALUE_INDEX;
         return 0;
     }
-    return err_out(MPI_Type_get_envelope(t, num_integers, num_addresses, num_datatypes, c_cout<cat::combiner>(combiner)));
+    if (!outputs)  // the MPI's own answer to a NULL output
+        return err_out(MPI_Type_get_envelope(t, num_integers, num_addresses, num_datatypes, c_cout<cat::combiner>(combiner)));
+    native_envelope e;
+    int rc = envelope_of(t, e);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    *num_integers = e.ni;
+    *num_addresses = e.na;
+    *num_datatypes = e.nd;
+    *combiner = cout<cat::combiner>(e.comb);
+    return 0;
 }
 
 ANYMPI_MANUAL(MPI_Type_get_envelope_c, fallback, "value-index types answer MPI_COMBINER_VALUE_INDEX; through MPI_Type_get_envelope where the _c form is missing")
@@ -1206,6 +1248,19 @@ void vi_fix_returned(abi_Datatype *types, long long n)
 }
 }  // namespace
 
+namespace anympi::backend {
+namespace {
+// MPI_Type_get_contents's datatypes: Open MPI 4.1 reads every entry up to max_datatypes (to
+// duplicate the derived ones), not only the ones it writes, so the caller's entries go in as
+// they are; only those the MPI writes come back, the rest of the array stays as it was.
+struct contents_types : harr_proxy<abi_Datatype> {
+    long written;
+    contents_types(abi_Datatype *a, long max, long written_) : harr_proxy(a, max, true, false), written(written_) {}
+    ~contents_types() { for (long i = 0; p && i < written; ++i) p[i] = to_abi<abi_Datatype>(s.ptr[i]); }
+};
+}  // namespace
+}  // namespace anympi::backend
+
 ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray integers; value-index types answer their two datatypes")
 {
     if (is_emulated_type(datatype))  // emulated_types
@@ -1213,15 +1268,16 @@ ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray in
     MPI_Datatype t = to_native(datatype);
     value_index_type e;
     if (vi_find(t, &e)) return vi_contents(e, max_datatypes, array_of_datatypes, "MPI_Type_get_contents");
-    int ni, na, nd, comb;
-    int rc = MPI_Type_get_envelope(t, &ni, &na, &nd, &comb);
+    native_envelope env;
+    int rc = envelope_of(t, env);
     if (rc != MPI_SUCCESS) return err_out(rc);
+    const int nd = env.nd < max_datatypes ? env.nd : max_datatypes;
     rc = MPI_Type_get_contents(t, max_integers, max_addresses, max_datatypes, array_of_integers,
-                               c_i64p(array_of_addresses), c_harr_out(array_of_datatypes, max_datatypes));
+                               c_i64p(array_of_addresses), contents_types(array_of_datatypes, max_datatypes, nd));
     if (rc != MPI_SUCCESS) return err_out(rc);
-    if (array_of_integers) contents_ints_out(comb, array_of_integers, ni, max_integers);
-    vi_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);
-    emulated_types_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);  // emulated_types
+    if (array_of_integers) contents_ints_out(env.comb, array_of_integers, env.ni, max_integers);
+    vi_fix_returned(array_of_datatypes, nd);
+    emulated_types_fix_returned(array_of_datatypes, nd);  // emulated_types
     return 0;
 }
 
@@ -1237,14 +1293,15 @@ ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; thro
     int comb;
     int rc = MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb);
     if (rc != MPI_SUCCESS) return err_out(rc);
+    if (nd > max_datatypes) nd = max_datatypes;
     rc = MPI_Type_get_contents_c(t, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers,
                                  c_i64p(array_of_addresses), c_i64p(array_of_large_counts),
-                                 c_harr_out(array_of_datatypes, max_datatypes));
+                                 contents_types(array_of_datatypes, max_datatypes, nd));
     if (rc != MPI_SUCCESS) return err_out(rc);
     if (array_of_integers)
         contents_ints_out(comb, array_of_integers, int(ni), max_integers > INT_MAX ? INT_MAX : int(max_integers));
-    vi_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);
-    emulated_types_fix_returned(array_of_datatypes, nd < max_datatypes ? nd : max_datatypes);  // emulated_types
+    vi_fix_returned(array_of_datatypes, nd);
+    emulated_types_fix_returned(array_of_datatypes, nd);  // emulated_types
     return 0;
 #else
     (void)max_large_counts;
@@ -1257,6 +1314,7 @@ ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; thro
 
 ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type or an emulated one (MPI_REAL2 ...) is predefined: freeing it is refused like freeing MPI_FLOAT_INT")
 {
+    datatypes_freed.fetch_add(1, std::memory_order_relaxed);
     if (datatype && is_emulated_type(*datatype))  // emulated_types
         return emulated_type_refuse(*datatype, "MPI_Type_free", "which cannot be freed");
     if (datatype && vi_find(to_native(*datatype)))

@@ -848,6 +848,39 @@ ANYMPI_MANUAL(MPI_Message_toint, emulated, "predefined: ABI value; others: the n
 ANYMPI_MANUAL(MPI_Message_fromint, emulated, "inverse of MPI_Message_toint")
 { return fromint<abi_Message>(message, [](int i) { return MPI_Message_f2c(i); }); }
 
+// ---------------------------------------------------------------- dynamic processes
+// One error code per process asked for (MPI_ERRCODES_IGNORE is NULL on both sides): the MPI
+// writes native codes into the caller's ints, converted in place after the call.  The
+// lengths are significant only at the root, but both MPIs fill as many codes as the caller's
+// own arguments say, so each process converts that many.  The spawned processes run the
+// same program over anympi and follow their launcher, which is the parent's: they load the
+// parent's backend.
+namespace {
+void errcodes_out(int *codes, long n)
+{
+    for (long i = 0; codes && i < n; ++i) codes[i] = err_out(codes[i]);
+}
+}  // namespace
+
+ANYMPI_MANUAL(MPI_Comm_spawn, forwarded, "the error codes (one per process asked for) converted after the call; the children load the parent's backend (Debian's MPICH 4.0.2 under Hydra fails every spawn natively, with MPI_ERR_OTHER, and so over anympi)")
+{
+    int rc = MPI_Comm_spawn(command, argv, maxprocs, to_native(info), root, to_native(comm), c_hout(intercomm),
+                            array_of_errcodes);
+    errcodes_out(array_of_errcodes, maxprocs);
+    return err_out(rc);
+}
+
+ANYMPI_MANUAL(MPI_Comm_spawn_multiple, forwarded, "the info array converted; the error codes (one per process asked for) converted after the call; as MPI_Comm_spawn on MPICH")
+{
+    long total = 0;
+    for (int i = 0; array_of_maxprocs && i < count; ++i) total += array_of_maxprocs[i] > 0 ? array_of_maxprocs[i] : 0;
+    int rc = MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs,
+                                     c_harr_in(array_of_info, count), root, to_native(comm), c_hout(intercomm),
+                                     array_of_errcodes);
+    errcodes_out(array_of_errcodes, total);
+    return err_out(rc);
+}
+
 // ---------------------------------------------------------------- address arithmetic
 // Open MPI 4.1 has these only as macros; the standard defines them as plain address arithmetic.
 ANYMPI_MANUAL(MPI_Aint_add, emulated, "address arithmetic (a macro, not a function, in Open MPI 4.1)")

@@ -44,6 +44,8 @@ ANYMPI_SIG_MPI_Comm_get_attr;
 ANYMPI_SIG_MPI_Comm_idup;
 ANYMPI_SIG_MPI_Comm_idup_with_info;
 ANYMPI_SIG_MPI_Comm_set_attr;
+ANYMPI_SIG_MPI_Comm_spawn;
+ANYMPI_SIG_MPI_Comm_spawn_multiple;
 ANYMPI_SIG_MPI_Dist_graph_create;
 ANYMPI_SIG_MPI_File_create_errhandler;
 ANYMPI_SIG_MPI_File_get_view;
@@ -385,8 +387,6 @@ ANYMPI_FWD(MPI_Comm_set_errhandler, (c_hin(comm), c_hin(errhandler)))
 ANYMPI_FWD(MPI_Comm_set_info, (c_hin(comm), c_hin(info)))
 ANYMPI_FWD(MPI_Comm_set_name, (c_hin(comm), comm_name))
 ANYMPI_FWD(MPI_Comm_size, (c_hin(comm), size))
-ANYMPI_UNSUPPORTED_OUT(MPI_Comm_spawn, errh_of(comm), "not yet converted: array_of_errcodes: array of error codes", intercomm)
-ANYMPI_UNSUPPORTED_OUT(MPI_Comm_spawn_multiple, errh_of(comm), "not yet converted: array_of_errcodes: array of error codes", intercomm)
 ANYMPI_FWD(MPI_Comm_split, (c_hin(comm), c_cin<cat::undefined>(color), key, c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_split_type, (c_hin(comm), c_cin<cat::split>(split_type), key, c_hin(info), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_test_inter, (c_hin(comm), flag))

@@ -1,0 +1,163 @@
+// Collective wrappers of the layer, in the shape of anympi/point_to_point.hpp: hold the
+// buffers, run infer(), call the mpi:: core, return the receive buffer (bcast: the buffer) by
+// value, or a reference to it when it was given as an lvalue.
+//
+//   auto all = anympi::allgatherv(local, std::vector<int>{} | views::auto_counts | views::resize_v, comm);
+//
+// The v-collectives exchange counts once where the receive counts are deferred
+// (views::auto_counts), not at all where they are given; a varying buffer without
+// displacements gets packed ones (views::auto_displs).
+#pragma once
+
+#include <anympi/buffer.hpp>
+#include <anympi/infer.hpp>
+#include <anympi/iresult.hpp>
+#include <anympi/views.hpp>
+
+#include <utility>
+
+namespace anympi {
+
+namespace detail {
+inline mpi::comm_view view_of(mpi::comm_handle auto const& comm) { return mpi::comm_view(mpi::handle(comm)); }
+
+// A varying buffer as the core takes it: with its displacements, packed where it has none.
+template <class B>
+decltype(auto) packed(B& b) {
+  if constexpr (views::detail::has_displs<B>) return (b);
+  else return b | views::auto_displs;
+}
+}  // namespace detail
+
+template <class B, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::data_buffer<held_t<B>&>
+held_t<B> bcast(B&& buf, Rt const& root, C const& comm) {
+  held_t<B> b(std::forward<B>(buf));
+  infer(bcast_op{mpi::to_rank(root)}, detail::view_of(comm), b);
+  mpi::bcast(b, root, comm);
+  return b;
+}
+
+template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+held_t<R> gather(S&& s, R&& recv, Rt const& root, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(gather_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+  mpi::gather(s, r, root, comm);
+  return r;
+}
+
+template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
+held_t<R> gatherv(S&& s, R&& recv, Rt const& root, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(gatherv_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+  mpi::gatherv(s, detail::packed(r), root, comm);
+  return r;
+}
+
+template <mpi::send_buffer S, class R, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+held_t<R> allgather(S&& s, R&& recv, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(allgather_op{}, detail::view_of(comm), s, r);
+  mpi::allgather(s, r, comm);
+  return r;
+}
+
+template <mpi::send_buffer S, class R, mpi::comm_handle C>
+held_t<R> allgatherv(S&& s, R&& recv, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(allgatherv_op{}, detail::view_of(comm), s, r);
+  mpi::allgatherv(s, detail::packed(r), comm);
+  return r;
+}
+
+template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+held_t<R> scatter(S&& s, R&& recv, Rt const& root, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(scatter_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+  mpi::scatter(s, r, root, comm);
+  return r;
+}
+
+template <class S, class R, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+held_t<R> scatterv(S&& s, R&& recv, Rt const& root, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(scatterv_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+  mpi::scatterv(detail::packed(s), r, root, comm);
+  return r;
+}
+
+template <mpi::send_buffer S, class R, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+held_t<R> alltoall(S&& s, R&& recv, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(alltoall_op{}, detail::view_of(comm), s, r);
+  mpi::alltoall(s, r, comm);
+  return r;
+}
+
+template <class S, class R, mpi::comm_handle C>
+held_t<R> alltoallv(S&& s, R&& recv, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(alltoallv_op{}, detail::view_of(comm), s, r);
+  mpi::alltoallv(detail::packed(s), detail::packed(r), comm);
+  return r;
+}
+
+template <mpi::send_buffer S, class R, class Op, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+held_t<R> reduce(S&& s, R&& recv, Op const& op, Rt const& root, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(reduce_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+  mpi::reduce(s, r, op, root, comm);
+  return r;
+}
+
+template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+held_t<R> allreduce(S&& s, R&& recv, Op const& op, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(allreduce_op{}, detail::view_of(comm), s, r);
+  mpi::allreduce(s, r, op, comm);
+  return r;
+}
+
+// Nonblocking collectives: infer() runs where it needs no communication (the receive count
+// of ialltoall and iallreduce is the send count); a bcast whose count is deferred would need
+// a blocking exchange first, so ibcast refuses one. wait() hands back the receive buffer
+// where it is owned; an owned send buffer is kept until completion.
+template <class B, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::data_buffer<held_t<B>&> && (!deferred_count<B>)
+[[nodiscard]] iresult<B> ibcast(B&& buf, Rt const& root, C const& comm) {
+  return iresult<B>(
+      std::in_place, [&](auto& b) { return mpi::ibcast(b, root, comm); }, std::forward<B>(buf));
+}
+
+template <mpi::send_buffer S, class R, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> ialltoall(S&& s, R&& recv, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(alltoall_op{}, detail::view_of(comm), sb, r);
+        return mpi::ialltoall(sb, r, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+template <mpi::send_buffer S, class R, mpi::op_handle Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> iallreduce(S&& s, R&& recv, Op const& op, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(allreduce_op{}, detail::view_of(comm), sb, r);
+        return mpi::iallreduce(sb, r, op, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+}  // namespace anympi

@@ -1,0 +1,164 @@
+// iresult: the result of a nonblocking operation of the layer, which owns the buffers it was
+// given as rvalues until the operation completes.
+//
+// - A buffer given as an rvalue is moved into the iresult and is out of reach until wait()
+//   (or a successful test()) hands it back by value. It lives on the heap, so that moving the
+//   iresult never moves storage MPI is reading or writing (a std::array, a short std::string).
+// - A buffer given as an lvalue is borrowed: the caller must keep it alive, and leave it
+//   alone, until the operation completes; wait() then returns nothing for it.
+// - Moving an iresult transfers the request with the buffers; the moved-from iresult is
+//   empty. An empty iresult (moved from, or already handed back) has nothing to wait for:
+//   wait() returns at once, a value-initialized buffer where one would be owned (or throws
+//   std::logic_error if that type has no default constructor, as a view of an rvalue), and
+//   test() reports it complete. It never waits on a request twice.
+// - Destroying (or assigning over) a pending iresult waits for the operation, as std::jthread
+//   joins: an owned buffer is never freed while MPI may still touch it. An error in that wait
+//   cannot leave a destructor; it is dropped (call wait() to see it).
+#pragma once
+
+#include <anympi/buffer.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace anympi {
+
+// R: the buffer wait() hands back (the receive buffer; the send buffer of a send), Keep: other
+// buffers the operation uses, kept until it completes. Each as a forwarding reference deduces
+// it: T& (borrowed) or T (owned).
+template <class R, class... Keep>
+class iresult {
+  using payload = std::tuple<held_t<R>, held_t<Keep>...>;
+  static constexpr bool owns = !std::is_lvalue_reference_v<R> || (!std::is_lvalue_reference_v<Keep> || ...);
+  // References alone can stay in place; owned buffers must not move with the iresult.
+  using storage = std::conditional_t<owns, std::unique_ptr<payload>, std::optional<payload>>;
+
+public:
+  using value_type = std::conditional_t<std::is_lvalue_reference_v<R>, void, std::remove_cvref_t<R>>;
+
+  iresult() noexcept = default;
+  // For the layer's wrappers: holds the buffers, then `start(buffers&...)` begins the
+  // operation on them where they will stay, and returns its mpi::request.
+  template <class Start, class... B>
+  explicit iresult(std::in_place_t, Start&& start, B&&... buffers) : p_(make(std::forward<B>(buffers)...)) {
+    req_ = std::apply(std::forward<Start>(start), *p_);
+  }
+
+  iresult(iresult&& o) noexcept : req_(std::move(o.req_)), p_(std::exchange(o.p_, storage{})) {}
+  iresult& operator=(iresult&& o) noexcept {
+    if (this != &o) {
+      complete_quietly();
+      req_ = std::move(o.req_);
+      p_ = std::exchange(o.p_, storage{});
+    }
+    return *this;
+  }
+  ~iresult() { complete_quietly(); }
+
+  // Whether it still holds an operation or its buffers (false once moved from or handed back).
+  bool valid() const noexcept { return static_cast<bool>(p_); }
+
+  value_type wait() {
+    if (!p_) return empty_value();
+    if (!req_.is_null()) req_.wait();
+    return hand_back();
+  }
+  // The buffer (or true) once the operation has completed; nullopt (false) before.
+  auto test() {
+    if constexpr (std::is_void_v<value_type>) {
+      if (p_ && !req_.is_null() && !req_.test()) return false;
+      if (p_) hand_back();
+      return true;
+    } else {
+      if (p_ && !req_.is_null() && !req_.test()) return std::optional<value_type>();
+      return std::optional<value_type>(wait());
+    }
+  }
+
+private:
+  template <class... B>
+  static storage make(B&&... b) {
+    if constexpr (owns) return std::make_unique<payload>(std::forward<B>(b)...);
+    else return storage(std::in_place, std::forward<B>(b)...);
+  }
+  static value_type empty_value() {
+    if constexpr (std::is_void_v<value_type> || std::is_default_constructible_v<value_type>) return value_type();
+    else throw std::logic_error("anympi::iresult: wait() on an empty iresult (moved from or handed back)");
+  }
+  value_type hand_back() {
+    auto p = std::exchange(p_, storage{});
+    if constexpr (!std::is_void_v<value_type>) return std::move(std::get<0>(*p));
+  }
+  void complete_quietly() noexcept {
+    if (p_ && !req_.is_null()) {
+      try {
+        req_.wait();
+      } catch (...) {
+      }
+    }
+  }
+
+  template <class R2, class... K2>
+  friend std::vector<MPI_Request> pending_handles(std::vector<iresult<R2, K2...>>&);
+  template <class R2, class... K2>
+  friend void adopt_handles(std::vector<iresult<R2, K2...>>&, std::vector<MPI_Request> const&);
+
+  mpi::request req_;
+  storage p_;
+};
+
+// The requests of a vector of iresults, for one MPI_Waitall / MPI_Waitany over all of them
+// (an empty iresult contributes MPI_REQUEST_NULL, which MPI skips), and back.
+template <class R, class... K>
+std::vector<MPI_Request> pending_handles(std::vector<iresult<R, K...>>& v) {
+  std::vector<MPI_Request> h;
+  h.reserve(v.size());
+  for (auto& r : v) h.push_back(r.p_ ? r.req_.native() : MPI_REQUEST_NULL);
+  return h;
+}
+template <class R, class... K>
+void adopt_handles(std::vector<iresult<R, K...>>& v, std::vector<MPI_Request> const& h) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i].p_) *v[i].req_.mpi_handle_ptr() = h[i];
+}
+
+// Completes every operation in one MPI_Waitall; returns the owned buffers in order (nothing
+// where they are borrowed). Afterwards each iresult is empty.
+template <class R, class... K>
+auto wait_all(std::vector<iresult<R, K...>>& v) {
+  auto h = pending_handles(v);
+  try {
+    mpi::wait_all(h);
+  } catch (...) {
+    adopt_handles(v, h);  // the completed ones are not waited on again
+    throw;
+  }
+  adopt_handles(v, h);
+  if constexpr (std::is_void_v<typename iresult<R, K...>::value_type>) {
+    for (auto& r : v) r.wait();
+  } else {
+    std::vector<typename iresult<R, K...>::value_type> out;
+    out.reserve(v.size());
+    for (auto& r : v) out.push_back(r.wait());
+    return out;
+  }
+}
+
+// Waits until one pending operation completes and returns its index; v[index].wait() then
+// hands back its buffer without waiting. nullopt when none is pending.
+template <class R, class... K>
+std::optional<std::size_t> wait_any(std::vector<iresult<R, K...>>& v) {
+  auto h = pending_handles(v);
+  auto const c = mpi::wait_any(h);
+  adopt_handles(v, h);
+  if (c.index == MPI_UNDEFINED) return std::nullopt;
+  return static_cast<std::size_t>(c.index);
+}
+
+}  // namespace anympi

@@ -1,0 +1,75 @@
+// Point-to-point wrappers of the layer. Each has one shape: hold the buffers (held_t: an
+// lvalue borrowed, an rvalue owned), run infer() (anympi/infer.hpp), call the mpi:: core,
+// return the receive buffer by value (a reference for an lvalue) with its status.
+//
+//   auto [v, st] = anympi::recv(std::vector<int>{} | views::resize, src, tag, comm);
+//
+// recv of a buffer with a known count is the core's recv; of a deferred_count buffer
+// (views::resize ...), MPI_Mprobe and then MPI_Mrecv of that very message.
+#pragma once
+
+#include <anympi/buffer.hpp>
+#include <anympi/infer.hpp>
+#include <anympi/iresult.hpp>
+
+#include <type_traits>
+#include <utility>
+
+namespace anympi {
+
+// What a receive returns: the buffer (B = held_t of the argument) and the message's status.
+template <class B>
+struct received {
+  B buffer;
+  mpi::status status;
+};
+
+template <mpi::send_buffer S, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
+void send(S&& buf, R const& dest, T const& tag, C const& comm) {
+  mpi::send(buf, dest, tag, comm);
+}
+
+template <class B, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<B>&>
+received<held_t<B>> recv(B&& buf, R const& source, T const& tag, C const& comm) {
+  received<held_t<B>> r{std::forward<B>(buf), {}};
+  recv_op const op{mpi::to_rank(source), mpi::to_tag(tag)};
+  mpi::comm_view const cv(mpi::handle(comm));
+  if constexpr (std::is_void_v<decltype(infer(op, cv, r.buffer))>) {
+    infer(op, cv, r.buffer);
+    r.status = mpi::recv(r.buffer, source, tag, comm);
+  } else {
+    auto msg = infer(op, cv, r.buffer);
+    r.status = mpi::mrecv(r.buffer, msg);
+  }
+  return r;
+}
+
+template <mpi::send_buffer S, mpi::rank_like RD, mpi::tag_like TS, class B, mpi::rank_like RS, mpi::tag_like TR,
+          mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<B>&>
+received<held_t<B>> sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
+                             TR const& recvtag, C const& comm) {
+  received<held_t<B>> r{std::forward<B>(rbuf), {}};
+  sendrecv_op op{mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::to_rank(source), mpi::to_tag(recvtag)};
+  infer(op, mpi::comm_view(mpi::handle(comm)), sbuf, r.buffer);
+  r.status = mpi::sendrecv(sbuf, op.dest, op.sendtag, r.buffer, op.source, op.recvtag, comm);
+  return r;
+}
+
+// Nonblocking: the count must be known (a probe would block), so a deferred_count buffer is
+// refused here. wait() hands back an owned buffer (the sent one, for isend).
+template <mpi::send_buffer S, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
+[[nodiscard]] iresult<S> isend(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return iresult<S>(
+      std::in_place, [&](auto& b) { return mpi::isend(b, dest, tag, comm); }, std::forward<S>(buf));
+}
+
+template <class B, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<B>&> && (!deferred_count<B>)
+[[nodiscard]] iresult<B> irecv(B&& buf, R const& source, T const& tag, C const& comm) {
+  return iresult<B>(
+      std::in_place, [&](auto& b) { return mpi::irecv(b, source, tag, comm); }, std::forward<B>(buf));
+}
+
+}  // namespace anympi

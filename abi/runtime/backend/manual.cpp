@@ -573,28 +573,6 @@ ANYMPI_MANUAL(MPI_Win_set_attr, forwarded, "the attribute is counted in its keyv
 { return set_attr(attr_kind::win, MPI_Win_set_attr, to_native(win), win_keyval, attribute_val); }
 
 // ---------------------------------------------------------------- datatypes
-ANYMPI_MANUAL(MPI_Buffer_attach, forwarded, "MPI_BUFFER_AUTOMATIC (MPI-5.0) is refused: the MPI underneath would take it for an address")
-{
-    if (buffer == reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC))
-        return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION,
-                           "MPI_Buffer_attach: MPI_BUFFER_AUTOMATIC is not supported by the MPI underneath");
-    return err_out(MPI_Buffer_attach(buffer, size));
-}
-
-ANYMPI_MANUAL(MPI_Buffer_attach_c, fallback, "MPI_BUFFER_AUTOMATIC is refused; through MPI_Buffer_attach (int size) where the _c form is missing")
-{
-    if (buffer == reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC))
-        return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION,
-                           "MPI_Buffer_attach_c: MPI_BUFFER_AUTOMATIC is not supported by the MPI underneath");
-#if ANYMPI_HAVE_MPI_Buffer_attach_c
-    return err_out(MPI_Buffer_attach_c(buffer, size));
-#else
-    if (!c_fits_int(size))
-        return raise_error(errh_self(), ABI_ERR_COUNT, "MPI_Buffer_attach_c: size exceeds what MPI_Buffer_attach of the MPI underneath takes (int)");
-    return err_out(MPI_Buffer_attach(buffer, int(size)));
-#endif
-}
-
 // ---------------------------------------------------------------- callbacks: ops, error handlers
 ANYMPI_MANUAL(MPI_Op_create, forwarded, "the user function receives ABI datatypes through a closure (callbacks.hpp)")
 {

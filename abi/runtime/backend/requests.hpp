@@ -63,6 +63,9 @@ void empty_status(MPI_Status *st);
 // communicator, made once the MPI has started.
 void partitioned_world_init();
 void partitioned_world_end();  // before the native MPI_Finalize (sessions.cpp)
+// Buffered sends in anympi's buffers (buffers.cpp): every buffered message sent, before the
+// native MPI_Finalize.
+void buffers_finalize();
 
 // The completion calls over arrays that may hold anympi's requests (requests.cpp): each
 // completes those itself and hands the native ones, compacted, to the generated forward.

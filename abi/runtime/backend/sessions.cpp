@@ -115,6 +115,7 @@ void native_stop()
     MPI_Finalized(&fin);
     if (fin) return;
     if (anympi_world != MPI_COMM_NULL) MPI_Comm_free(&anympi_world);
+    buffers_finalize();
     partitioned_world_end();
     MPI_Finalize();
 }
@@ -300,6 +301,7 @@ ANYMPI_MANUAL(MPI_Init_thread, forwarded, "registers the error classes the MPI u
 
 ANYMPI_MANUAL(MPI_Finalize, fallback, "where the MPI lacks sessions, the native MPI stops at exit: MPI_COMM_SELF is the world model's own, freed here (sessions.cpp)")
 {
+    buffers_finalize();  // MPI_Finalize delivers every buffered message
 #if ANYMPI_NATIVE_HAS_SESSIONS
     partitioned_world_end();
     return err_out(MPI_Finalize());

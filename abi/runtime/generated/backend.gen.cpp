@@ -33,16 +33,32 @@ ANYMPI_SIG_MPI_Alltoallw_init;
 ANYMPI_SIG_MPI_Alltoallw_init_c;
 ANYMPI_SIG_MPI_Attr_get;
 ANYMPI_SIG_MPI_Attr_put;
+ANYMPI_SIG_MPI_Bsend;
+ANYMPI_SIG_MPI_Bsend_c;
+ANYMPI_SIG_MPI_Bsend_init;
+ANYMPI_SIG_MPI_Bsend_init_c;
 ANYMPI_SIG_MPI_Buffer_attach;
 ANYMPI_SIG_MPI_Buffer_attach_c;
+ANYMPI_SIG_MPI_Buffer_detach;
+ANYMPI_SIG_MPI_Buffer_detach_c;
+ANYMPI_SIG_MPI_Buffer_flush;
+ANYMPI_SIG_MPI_Buffer_iflush;
 ANYMPI_SIG_MPI_Cancel;
+ANYMPI_SIG_MPI_Comm_attach_buffer;
+ANYMPI_SIG_MPI_Comm_attach_buffer_c;
 ANYMPI_SIG_MPI_Comm_create_errhandler;
 ANYMPI_SIG_MPI_Comm_create_from_group;
 ANYMPI_SIG_MPI_Comm_create_keyval;
+ANYMPI_SIG_MPI_Comm_detach_buffer;
+ANYMPI_SIG_MPI_Comm_detach_buffer_c;
+ANYMPI_SIG_MPI_Comm_disconnect;
+ANYMPI_SIG_MPI_Comm_flush_buffer;
+ANYMPI_SIG_MPI_Comm_free;
 ANYMPI_SIG_MPI_Comm_free_keyval;
 ANYMPI_SIG_MPI_Comm_get_attr;
 ANYMPI_SIG_MPI_Comm_idup;
 ANYMPI_SIG_MPI_Comm_idup_with_info;
+ANYMPI_SIG_MPI_Comm_iflush_buffer;
 ANYMPI_SIG_MPI_Comm_set_attr;
 ANYMPI_SIG_MPI_Comm_spawn;
 ANYMPI_SIG_MPI_Comm_spawn_multiple;
@@ -65,6 +81,8 @@ ANYMPI_SIG_MPI_Iallgatherv_c;
 ANYMPI_SIG_MPI_Ialltoallv_c;
 ANYMPI_SIG_MPI_Ialltoallw;
 ANYMPI_SIG_MPI_Ialltoallw_c;
+ANYMPI_SIG_MPI_Ibsend;
+ANYMPI_SIG_MPI_Ibsend_c;
 ANYMPI_SIG_MPI_Igatherv_c;
 ANYMPI_SIG_MPI_Ineighbor_allgatherv_c;
 ANYMPI_SIG_MPI_Ineighbor_alltoallv_c;
@@ -321,32 +339,6 @@ ANYMPI_PERSISTENT(MPI_Bcast_init_c, MPI_Ibcast, errh_of(comm), c_fits_int(count)
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Bcast_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD(MPI_Bsend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Bsend_c
-ANYMPI_FWD(MPI_Bsend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
-#elif ANYMPI_HAVE_MPI_Bsend
-ANYMPI_WIDE(MPI_Bsend_c, MPI_Bsend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Bsend_c, errh_of(comm), "not provided by this MPI")
-#endif
-ANYMPI_FWD(MPI_Bsend_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Bsend_init_c
-ANYMPI_FWD(MPI_Bsend_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Bsend_init
-ANYMPI_WIDE(MPI_Bsend_init_c, MPI_Bsend_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Bsend_init_c, errh_of(comm), "not provided by this MPI", request)
-#endif
-ANYMPI_FWD(MPI_Buffer_detach, (buffer_addr, size))
-#if ANYMPI_HAVE_MPI_Buffer_detach_c
-ANYMPI_FWD(MPI_Buffer_detach_c, (buffer_addr, c_i64p(size)))
-#elif ANYMPI_HAVE_MPI_Buffer_detach
-ANYMPI_NARROW(MPI_Buffer_detach_c, MPI_Buffer_detach, errh_self(), true, (buffer_addr, c_widen_out(size)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Buffer_detach_c, errh_self(), "not provided by this MPI")
-#endif
-ANYMPI_UNSUPPORTED(MPI_Buffer_flush, errh_self(), "MPI-5.0 buffer flush: not in the MPI underneath")
-ANYMPI_UNSUPPORTED(MPI_Buffer_iflush, errh_self(), "MPI-5.0 buffer flush: not in the MPI underneath")
 ANYMPI_FWD_AS(MPI_Cancel, (c_hio(request)))
 ANYMPI_FWD(MPI_Cart_coords, (c_hin(comm), c_rank_in(rank), maxdims, coords))
 ANYMPI_FWD(MPI_Cart_create, (c_hin(comm_old), ndims, c_mut(dims), c_mut(periods), reorder, c_hout(comm_cart)))
@@ -358,27 +350,19 @@ ANYMPI_FWD(MPI_Cart_sub, (c_hin(comm), c_mut(remain_dims), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Cartdim_get, (c_hin(comm), ndims))
 ANYMPI_FWD(MPI_Close_port, (port_name))
 ANYMPI_FWD(MPI_Comm_accept, (port_name, c_hin(info), c_rank_in(root), c_hin(comm), c_hout(newcomm)))
-ANYMPI_UNSUPPORTED(MPI_Comm_attach_buffer, errh_of(comm), "MPI-5.0 buffer attach per communicator: not in the MPI underneath")
-ANYMPI_UNSUPPORTED(MPI_Comm_attach_buffer_c, errh_of(comm), "not yet converted: comm: no kind in apis.json (MPI-5.0-only function)")
 ANYMPI_FWD(MPI_Comm_call_errhandler, (c_hin(comm), c_errc_in(errorcode)))
 ANYMPI_FWD(MPI_Comm_compare, (c_hin(comm1), c_hin(comm2), c_cout<cat::compare>(result)))
 ANYMPI_FWD(MPI_Comm_connect, (port_name, c_hin(info), c_rank_in(root), c_hin(comm), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_create, (c_hin(comm), c_hin(group), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_create_group, (c_hin(comm), c_hin(group), c_tag_in(tag), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_delete_attr, (c_hin(comm), c_kv_in(comm_keyval)))
-ANYMPI_UNSUPPORTED(MPI_Comm_detach_buffer, errh_of(comm), "MPI-5.0 buffer attach per communicator: not in the MPI underneath")
-ANYMPI_UNSUPPORTED(MPI_Comm_detach_buffer_c, errh_of(comm), "not yet converted: comm: no kind in apis.json (MPI-5.0-only function)")
-ANYMPI_FWD(MPI_Comm_disconnect, (c_hio(comm)))
 ANYMPI_FWD(MPI_Comm_dup, (c_hin(comm), c_hout(newcomm)))
 ANYMPI_FWD(MPI_Comm_dup_with_info, (c_hin(comm), c_hin(info), c_hout(newcomm)))
-ANYMPI_UNSUPPORTED(MPI_Comm_flush_buffer, errh_of(comm), "MPI-5.0 buffer flush: not in the MPI underneath")
-ANYMPI_FWD(MPI_Comm_free, (c_hio(comm)))
 ANYMPI_FWD(MPI_Comm_get_errhandler, (c_hin(comm), c_hout(errhandler)))
 ANYMPI_FWD(MPI_Comm_get_info, (c_hin(comm), c_hout(info_used)))
 ANYMPI_FWD(MPI_Comm_get_name, (c_hin(comm), comm_name, resultlen))
 ANYMPI_FWD(MPI_Comm_get_parent, (c_hout(parent)))
 ANYMPI_FWD(MPI_Comm_group, (c_hin(comm), c_hout(group)))
-ANYMPI_UNSUPPORTED(MPI_Comm_iflush_buffer, errh_of(comm), "MPI-5.0 buffer flush: not in the MPI underneath")
 ANYMPI_FWD(MPI_Comm_join, (fd, c_hout(intercomm)))
 ANYMPI_FWD(MPI_Comm_rank, (c_hin(comm), c_rank_out(rank)))
 ANYMPI_FWD(MPI_Comm_remote_group, (c_hin(comm), c_hout(group)))
@@ -795,14 +779,6 @@ ANYMPI_FWD(MPI_Ibcast_c, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root)
 ANYMPI_WIDE(MPI_Ibcast_c, MPI_Ibcast, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buffer), w_.count(0), w_.type(0), c_rank_in(root), c_hin(comm), c_hout(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ibcast_c, errh_of(comm), "not provided by this MPI", request)
-#endif
-ANYMPI_FWD(MPI_Ibsend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Ibsend_c
-ANYMPI_FWD(MPI_Ibsend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Ibsend
-ANYMPI_WIDE(MPI_Ibsend_c, MPI_Ibsend, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Ibsend_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Iexscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iexscan_c
@@ -1269,12 +1245,12 @@ ANYMPI_WIDE(MPI_Sendrecv_replace_c, MPI_Sendrecv_replace, errh_of(comm), true, (
 #else
 ANYMPI_UNSUPPORTED(MPI_Sendrecv_replace_c, errh_of(comm), "not provided by this MPI")
 #endif
-ANYMPI_UNSUPPORTED(MPI_Session_attach_buffer, errh_of(session), "MPI-5.0 buffer attach per session: not in the MPI underneath")
-ANYMPI_UNSUPPORTED(MPI_Session_attach_buffer_c, errh_of(session), "not yet converted: session: no kind in apis.json (MPI-5.0-only function)")
-ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer, errh_of(session), "MPI-5.0 buffer attach per session: not in the MPI underneath")
-ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer_c, errh_of(session), "not yet converted: session: no kind in apis.json (MPI-5.0-only function)")
-ANYMPI_UNSUPPORTED(MPI_Session_flush_buffer, errh_of(session), "MPI-5.0 buffer flush: not in the MPI underneath")
-ANYMPI_UNSUPPORTED(MPI_Session_iflush_buffer, errh_of(session), "MPI-5.0 buffer flush: not in the MPI underneath")
+ANYMPI_UNSUPPORTED(MPI_Session_attach_buffer, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
+ANYMPI_UNSUPPORTED(MPI_Session_attach_buffer_c, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
+ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
+ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer_c, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
+ANYMPI_UNSUPPORTED(MPI_Session_flush_buffer, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
+ANYMPI_UNSUPPORTED(MPI_Session_iflush_buffer, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
 ANYMPI_FWD(MPI_Ssend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Ssend_c
 ANYMPI_FWD(MPI_Ssend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))

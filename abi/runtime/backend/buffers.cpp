@@ -1,0 +1,415 @@
+// Buffered sends in anympi's own buffers: the process's (MPI_Buffer_attach), a communicator's
+// (MPI_Comm_attach_buffer, MPI-4.1) and MPI_BUFFER_AUTOMATIC for either, with their flushes.
+// The MPIs underneath have only the process's buffer, no automatic buffering and no flush, so
+// anympi keeps every buffered send itself -- one mechanism for all of them.  The message is
+// packed into the buffer the standard names (the communicator's if it has one, else the
+// process's) and sent from there by a native MPI_Isend of MPI_PACKED bytes, which any receive
+// whose type signature matches takes.  Its space is reused once that send has completed (found
+// by testing at the next buffered send, flush or detach); detach and flush wait for the sends
+// still in the buffer, as MPI_Finalize does for all of them.  MPI_Ibsend's request is complete
+// as soon as the message is in the buffer; MPI_Bsend_init's buffers it again at each MPI_Start.
+//
+// Session buffers (MPI_Session_attach_buffer) stay unsupported: which communicators derive from
+// a session is not visible through a native sessions implementation.
+#include "backend.hpp"
+#include "large_counts.hpp"
+#include "requests.hpp"
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace anympi::backend {
+namespace {
+
+// A message in a buffer until its native send completes: its bytes at [offset, offset + size)
+// of the attached buffer, or in storage of its own under MPI_BUFFER_AUTOMATIC.
+struct buffered_message {
+    size_t offset = 0, size = 0;
+    std::unique_ptr<char[]> automatic;
+    MPI_Request send = MPI_REQUEST_NULL;
+    unsigned long number = 0;  // in the order the buffer took them (what an iflush waits for)
+};
+
+struct send_buffer {
+    char *base = nullptr;  // null under MPI_BUFFER_AUTOMATIC
+    size_t size = 0;
+    bool automatic = false;
+    std::vector<buffered_message> messages;  // by offset
+    unsigned long taken = 0;                 // messages buffered so far
+
+    // Drops the messages whose sends have completed; with wait_until, first waits for those
+    // numbered below it.  The native return code of the first failure.
+    int settle(unsigned long wait_until = 0)
+    {
+        int rc = MPI_SUCCESS;
+        for (auto it = messages.begin(); it != messages.end();) {
+            int done = 0, e;
+            if (it->number < wait_until) e = MPI_Wait(&it->send, MPI_STATUS_IGNORE), done = 1;
+            else e = MPI_Test(&it->send, &done, MPI_STATUS_IGNORE);
+            if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = e;
+            it = done || e != MPI_SUCCESS ? messages.erase(it) : it + 1;
+        }
+        return rc;
+    }
+    int flush() { return settle(taken); }
+    bool holds_any_before(unsigned long number) const
+    {
+        for (const auto &m : messages)
+            if (m.number < number) return true;
+        return false;
+    }
+    // Room for `need` bytes: the first gap between the messages still in the buffer.
+    bool place(size_t need, buffered_message &m)
+    {
+        if (automatic) {
+            m.automatic.reset(new char[need ? need : 1]);
+            m.size = need;
+            return true;
+        }
+        const size_t align = 16;
+        size_t at = 0;
+        auto it = messages.begin();
+        for (;; ++it) {
+            const size_t end = it == messages.end() ? size : it->offset;
+            if (at <= end && end - at >= need) break;
+            if (it == messages.end()) return false;
+            at = (it->offset + it->size + align - 1) / align * align;
+        }
+        m.offset = at;
+        m.size = need;
+        return true;
+    }
+    char *bytes(buffered_message &m) { return automatic ? m.automatic.get() : base + m.offset; }
+    void keep(buffered_message m)
+    {
+        m.number = taken++;
+        auto at = messages.begin();
+        while (at != messages.end() && at->offset <= m.offset) ++at;
+        messages.insert(automatic ? messages.end() : at, std::move(m));
+    }
+};
+
+// Every buffer, under one lock: the process's and each communicator's (by native handle).
+// A detach or flush waits with the lock held, so another thread's buffered send waits for it.
+std::mutex buffers_mutex;
+std::shared_ptr<send_buffer> process_buffer;                     // guarded
+std::map<uintptr_t, std::shared_ptr<send_buffer>> comm_buffers;  // guarded
+std::atomic<bool> comm_buffers_exist{false};  // MPI_Comm_free pays one load until one is attached
+
+std::shared_ptr<send_buffer> *slot_of(MPI_Comm c)
+{
+    if (c == MPI_COMM_NULL) return &process_buffer;
+    return &comm_buffers[bits(c)];
+}
+
+int attach(MPI_Comm c, errh_obj o, void *buffer, abi_Count size, const char *fn)
+{
+    char msg[200];
+    const bool automatic = buffer == reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC);
+    if (!automatic && (size < 0 || (size > 0 && !buffer))) {
+        std::snprintf(msg, sizeof msg, "%s: %s", fn, size < 0 ? "size is negative" : "buffer is NULL");
+        return raise_error(o, ABI_ERR_ARG, msg);
+    }
+    std::lock_guard<std::mutex> g(buffers_mutex);
+    std::shared_ptr<send_buffer> &slot = *slot_of(c);
+    if (slot) {
+        std::snprintf(msg, sizeof msg, "%s: a buffer is already attached to the %s (detach it first)", fn,
+                      c == MPI_COMM_NULL ? "process" : "communicator");
+        return raise_error(o, ABI_ERR_BUFFER, msg);
+    }
+    slot = std::make_shared<send_buffer>();
+    slot->automatic = automatic;
+    slot->base = automatic ? nullptr : static_cast<char *>(buffer);
+    slot->size = automatic ? 0 : size_t(size);
+    if (c != MPI_COMM_NULL) comm_buffers_exist.store(true, std::memory_order_relaxed);
+    return 0;
+}
+
+// Detaches after the messages in it are sent; no buffer attached: NULL and 0, as the MPIs answer.
+template <class Size> int detach(MPI_Comm c, void *buffer_addr, Size *size, const char *fn, errh_obj o)
+{
+    if (!buffer_addr || !size) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: buffer_addr or size is NULL", fn);
+        return raise_error(o, ABI_ERR_ARG, msg);
+    }
+    std::lock_guard<std::mutex> g(buffers_mutex);
+    std::shared_ptr<send_buffer> *slot = slot_of(c);
+    std::shared_ptr<send_buffer> b = std::move(*slot);
+    if (c != MPI_COMM_NULL) comm_buffers.erase(bits(c));
+    if (!b) {
+        *static_cast<void **>(buffer_addr) = nullptr;
+        *size = 0;
+        return 0;
+    }
+    int rc = b->flush();
+    *static_cast<void **>(buffer_addr) = b->automatic ? reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC) : b->base;
+    *size = Size(b->size);
+    return err_out(rc);
+}
+
+int flush(MPI_Comm c)
+{
+    std::lock_guard<std::mutex> g(buffers_mutex);
+    std::shared_ptr<send_buffer> *slot = c == MPI_COMM_NULL ? &process_buffer : nullptr;
+    if (!slot) {
+        auto it = comm_buffers.find(bits(c));
+        if (it == comm_buffers.end()) return 0;
+        slot = &it->second;
+    }
+    return *slot ? err_out((*slot)->flush()) : 0;
+}
+
+// MPI_*_iflush*: complete once the messages in the buffer at the call have been sent.  The
+// buffer lives while the request does (a detach may come first: it sends them all).
+struct flush_request final : emulated_request {
+    std::shared_ptr<send_buffer> buffer;
+    unsigned long until;
+    flush_request(std::shared_ptr<send_buffer> b, unsigned long u) : emulated_request(false), buffer(std::move(b)), until(u) {}
+    int test(bool complete, int *done, MPI_Status *st) override
+    {
+        int rc = MPI_SUCCESS;
+        {
+            std::lock_guard<std::mutex> g(buffers_mutex);
+            if (buffer) {
+                rc = buffer->settle();
+                *done = !buffer->holds_any_before(until);
+            } else {
+                *done = 1;
+            }
+        }
+        if (*done) {
+            empty_status(st);
+            if (complete) active = false;
+        }
+        return rc;
+    }
+    int wait(MPI_Status *st) override
+    {
+        active = false;
+        int rc = MPI_SUCCESS;
+        {
+            std::lock_guard<std::mutex> g(buffers_mutex);
+            if (buffer) rc = buffer->settle(until);
+        }
+        empty_status(st);
+        return rc;
+    }
+    int cancel() override { return 0; }  // nothing to cancel: it completes on its own
+};
+
+int iflush(MPI_Comm c, abi_Request *request, errh_obj o, const char *fn)
+{
+    if (!request) {
+        char msg[120];
+        std::snprintf(msg, sizeof msg, "%s: request is NULL", fn);
+        return raise_error(o, ABI_ERR_ARG, msg);
+    }
+    std::shared_ptr<send_buffer> b;
+    unsigned long until = 0;
+    {
+        std::lock_guard<std::mutex> g(buffers_mutex);
+        if (c == MPI_COMM_NULL) {
+            b = process_buffer;
+        } else if (auto it = comm_buffers.find(bits(c)); it != comm_buffers.end()) {
+            b = it->second;
+        }
+        if (b) until = b->taken;
+    }
+    *request = adopt(std::make_unique<flush_request>(std::move(b), until));
+    return 0;
+}
+
+// One buffered send: packed into the communicator's buffer, else the process's, and sent from
+// there.  0 or the ABI error class, raised through the communicator's handler.
+int buffered_send(const void *buf, abi_Count count, abi_Datatype datatype, int dest, int tag, abi_Comm comm,
+                  const char *fn)
+{
+    const MPI_Comm c = to_native(comm);
+    const MPI_Datatype t = to_native(datatype);
+    char msg[240];
+    if (count < 0) {
+        std::snprintf(msg, sizeof msg, "%s: count is negative (%lld)", fn, static_cast<long long>(count));
+        return raise_error(errh_of(comm), ABI_ERR_COUNT, msg);
+    }
+    wide_pairs w(count, t);
+    if (w.err) return err_out(w.err);
+    int need = 0;
+    if (int rc = MPI_Pack_size(w.count(0), w.type(0), c, &need)) return err_out(rc);
+    std::lock_guard<std::mutex> g(buffers_mutex);
+    send_buffer *b = process_buffer.get();
+    if (comm_buffers_exist.load(std::memory_order_relaxed))
+        if (auto it = comm_buffers.find(bits(c)); it != comm_buffers.end() && it->second) b = it->second.get();
+    if (!b) {
+        std::snprintf(msg, sizeof msg,
+                      "%s: no buffer is attached (MPI_Buffer_attach or MPI_Comm_attach_buffer) for a message of %d bytes",
+                      fn, need);
+        return raise_error(errh_of(comm), ABI_ERR_BUFFER, msg);
+    }
+    buffered_message m;
+    if (!b->place(size_t(need), m)) {
+        b->settle();
+        if (!b->place(size_t(need), m)) {
+            size_t used = 0;
+            for (const auto &k : b->messages) used += k.size;
+            std::snprintf(msg, sizeof msg,
+                          "%s: the attached buffer of %zu bytes has no room for a message of %d bytes (%zu bytes in "
+                          "%zu messages not yet sent)",
+                          fn, b->size, need, used, b->messages.size());
+            return raise_error(errh_of(comm), ABI_ERR_BUFFER, msg);
+        }
+    }
+    int position = 0;
+    int rc = MPI_Pack(c_buf(buf), w.count(0), w.type(0), b->bytes(m), need, &position, c);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Isend(b->bytes(m), position, MPI_PACKED, rank_in(dest), tag_in(tag), c, &m.send);
+    if (rc != MPI_SUCCESS) return err_out(rc);
+    b->keep(std::move(m));
+    return 0;
+}
+
+// MPI_Ibsend's request (complete once buffered) and MPI_Bsend_init's (buffers at each start).
+struct buffered_request final : emulated_request {
+    const void *buf = nullptr;
+    abi_Count count = 0;
+    abi_Datatype datatype = nullptr;
+    type_kept kept;  // the program may free the datatype after MPI_Bsend_init
+    int dest = 0, tag = 0;
+    abi_Comm comm = nullptr;
+    buffered_request(bool persistent_, const void *b, abi_Count n, abi_Datatype t, int d, int g, abi_Comm c)
+        : emulated_request(persistent_), buf(b), count(n), datatype(t), kept(t), dest(d),
+          tag(g), comm(c)
+    {
+    }
+    int start() override
+    {
+        if (active) return MPI_ERR_REQUEST;
+        // buffered_send raised any error through the handler already: its class, as native
+        const int abi = buffered_send(buf, count, datatype, dest, tag, comm, "MPI_Start");
+        if (abi != 0) return err_in(abi);
+        active = true;
+        return MPI_SUCCESS;
+    }
+    int test(bool complete, int *done, MPI_Status *st) override
+    {
+        *done = 1;
+        empty_status(st);
+        if (complete) active = false;
+        return MPI_SUCCESS;
+    }
+    int wait(MPI_Status *st) override
+    {
+        active = false;
+        empty_status(st);
+        return MPI_SUCCESS;
+    }
+    int cancel() override { return 0; }  // buffered already: like a completed send, not cancelled
+};
+
+int ibsend(const void *buf, abi_Count count, abi_Datatype datatype, int dest, int tag, abi_Comm comm,
+           abi_Request *request, const char *fn)
+{
+    if (!request) {
+        char msg[120];
+        std::snprintf(msg, sizeof msg, "%s: request is NULL", fn);
+        return raise_error(errh_of(comm), ABI_ERR_ARG, msg);
+    }
+    if (int rc = buffered_send(buf, count, datatype, dest, tag, comm, fn)) return rc;
+    *request = adopt(std::make_unique<buffered_request>(false, buf, count, datatype, dest, tag, comm));
+    return 0;
+}
+
+int bsend_init(const void *buf, abi_Count count, abi_Datatype datatype, int dest, int tag, abi_Comm comm,
+               abi_Request *request, const char *fn)
+{
+    char msg[160];
+    if (!request || count < 0) {
+        std::snprintf(msg, sizeof msg, "%s: %s", fn, request ? "count is negative" : "request is NULL");
+        return raise_error(errh_of(comm), request ? ABI_ERR_COUNT : ABI_ERR_ARG, msg);
+    }
+    *request = adopt(std::make_unique<buffered_request>(true, buf, count, datatype, dest, tag, comm));
+    return 0;
+}
+
+// A communicator's buffer goes with it (its messages sent first): its handle may be reused.
+int comm_released(abi_Comm *comm)
+{
+    if (!comm || !comm_buffers_exist.load(std::memory_order_relaxed)) return MPI_SUCCESS;
+    std::lock_guard<std::mutex> g(buffers_mutex);
+    auto it = comm_buffers.find(bits(to_native(*comm)));
+    if (it == comm_buffers.end()) return MPI_SUCCESS;
+    int rc = it->second ? it->second->flush() : MPI_SUCCESS;
+    comm_buffers.erase(it);
+    return rc;
+}
+
+}  // namespace
+
+// Before the native MPI_Finalize (sessions.cpp): every buffered message is sent.
+void buffers_finalize()
+{
+    std::lock_guard<std::mutex> g(buffers_mutex);
+    if (process_buffer) process_buffer->flush();
+    for (auto &[c, b] : comm_buffers)
+        if (b) b->flush();
+    comm_buffers.clear();
+}
+
+}  // namespace anympi::backend
+
+using namespace anympi::backend;
+
+// ---------------------------------------------------------------- attach, detach, flush
+ANYMPI_MANUAL(MPI_Buffer_attach, emulated, "anympi's own buffer, as for every buffered send (buffers.cpp); MPI_BUFFER_AUTOMATIC allocates per message")
+{ return attach(MPI_COMM_NULL, errh_self(), buffer, size, "MPI_Buffer_attach"); }
+ANYMPI_MANUAL(MPI_Buffer_attach_c, emulated, "as MPI_Buffer_attach (buffers.cpp)")
+{ return attach(MPI_COMM_NULL, errh_self(), buffer, size, "MPI_Buffer_attach_c"); }
+ANYMPI_MANUAL(MPI_Buffer_detach, emulated, "waits for the messages in anympi's buffer to be sent (buffers.cpp)")
+{ return detach(MPI_COMM_NULL, buffer_addr, size, "MPI_Buffer_detach", errh_self()); }
+ANYMPI_MANUAL(MPI_Buffer_detach_c, emulated, "as MPI_Buffer_detach (buffers.cpp)")
+{ return detach(MPI_COMM_NULL, buffer_addr, size, "MPI_Buffer_detach_c", errh_self()); }
+ANYMPI_MANUAL(MPI_Buffer_flush, emulated, "waits for the messages in anympi's process buffer to be sent (buffers.cpp)")
+{ return flush(MPI_COMM_NULL); }
+ANYMPI_MANUAL(MPI_Buffer_iflush, emulated, "a request of anympi's, complete once the messages in the process buffer at the call are sent (buffers.cpp)")
+{ return iflush(MPI_COMM_NULL, request, errh_self(), "MPI_Buffer_iflush"); }
+
+ANYMPI_MANUAL(MPI_Comm_attach_buffer, emulated, "anympi's buffer for the communicator's buffered sends (buffers.cpp)")
+{ return attach(to_native(comm), errh_of(comm), buffer, size, "MPI_Comm_attach_buffer"); }
+ANYMPI_MANUAL(MPI_Comm_attach_buffer_c, emulated, "as MPI_Comm_attach_buffer (buffers.cpp)")
+{ return attach(to_native(comm), errh_of(comm), buffer, size, "MPI_Comm_attach_buffer_c"); }
+ANYMPI_MANUAL(MPI_Comm_detach_buffer, emulated, "waits for the messages in the communicator's buffer to be sent (buffers.cpp)")
+{ return detach(to_native(comm), buffer_addr, size, "MPI_Comm_detach_buffer", errh_of(comm)); }
+ANYMPI_MANUAL(MPI_Comm_detach_buffer_c, emulated, "as MPI_Comm_detach_buffer (buffers.cpp)")
+{ return detach(to_native(comm), buffer_addr, size, "MPI_Comm_detach_buffer_c", errh_of(comm)); }
+ANYMPI_MANUAL(MPI_Comm_flush_buffer, emulated, "waits for the messages in the communicator's buffer to be sent (buffers.cpp)")
+{ return flush(to_native(comm)); }
+ANYMPI_MANUAL(MPI_Comm_iflush_buffer, emulated, "a request of anympi's, complete once the messages in the communicator's buffer at the call are sent (buffers.cpp)")
+{ return iflush(to_native(comm), request, errh_of(comm), "MPI_Comm_iflush_buffer"); }
+
+// ---------------------------------------------------------------- buffered sends
+ANYMPI_MANUAL(MPI_Bsend, emulated, "packed into anympi's buffer (the communicator's, else the process's) and sent from there by MPI_Isend (buffers.cpp)")
+{ return buffered_send(buf, count, datatype, dest, tag, comm, "MPI_Bsend"); }
+ANYMPI_MANUAL(MPI_Bsend_c, emulated, "as MPI_Bsend (buffers.cpp)")
+{ return buffered_send(buf, count, datatype, dest, tag, comm, "MPI_Bsend_c"); }
+ANYMPI_MANUAL(MPI_Ibsend, emulated, "as MPI_Bsend; the request, anympi's, is complete once the message is buffered (buffers.cpp)")
+{ return ibsend(buf, count, datatype, dest, tag, comm, request, "MPI_Ibsend"); }
+ANYMPI_MANUAL(MPI_Ibsend_c, emulated, "as MPI_Ibsend (buffers.cpp)")
+{ return ibsend(buf, count, datatype, dest, tag, comm, request, "MPI_Ibsend_c"); }
+ANYMPI_MANUAL(MPI_Bsend_init, emulated, "a persistent request of anympi's: each MPI_Start buffers the message as MPI_Bsend (buffers.cpp)")
+{ return bsend_init(buf, count, datatype, dest, tag, comm, request, "MPI_Bsend_init"); }
+ANYMPI_MANUAL(MPI_Bsend_init_c, emulated, "as MPI_Bsend_init (buffers.cpp)")
+{ return bsend_init(buf, count, datatype, dest, tag, comm, request, "MPI_Bsend_init_c"); }
+
+ANYMPI_MANUAL(MPI_Comm_free, forwarded, "a buffer attached to the communicator is detached first, its messages sent (buffers.cpp)")
+{
+    if (int rc = comm_released(comm)) return err_out(rc);
+    return err_out(MPI_Comm_free(c_hio(comm)));
+}
+ANYMPI_MANUAL(MPI_Comm_disconnect, forwarded, "a buffer attached to the communicator is detached first, its messages sent (buffers.cpp)")
+{
+    if (int rc = comm_released(comm)) return err_out(rc);
+    return err_out(MPI_Comm_disconnect(c_hio(comm)));
+}

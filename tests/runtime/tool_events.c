@@ -32,6 +32,27 @@ int main(int argc, char **argv)
              MPI_T_ERR_INVALID_INDEX);
     int index = -1;
     CHECK_EQ(MPI_T_event_get_index("anympi.no_such_event", &index), MPI_T_ERR_INVALID_NAME);
+    /* past the last event: no information, no handle */
+    int verbosity = 0, num_elements = 0, bind = 0;
+    MPI_T_enum enumtype;
+    name_len = desc_len = (int)sizeof name;
+    CHECK_EQ(MPI_T_event_get_info(events, name, &name_len, &verbosity, NULL, NULL, &num_elements, &enumtype, NULL,
+                                  name, &desc_len, &bind),
+             MPI_T_ERR_INVALID_INDEX);
+    MPI_T_event_registration reg;
+    CHECK_EQ(MPI_T_event_handle_alloc(events, NULL, MPI_INFO_NULL, &reg), MPI_T_ERR_INVALID_INDEX);
+    CHECK_EQ(MPI_T_event_handle_alloc(-1, NULL, MPI_INFO_NULL, &reg), MPI_T_ERR_INVALID_INDEX);
+#ifdef MPI_ABI_VERSION
+    /* Over anympi no event handle can exist: any handle is invalid (an MPI may well crash on
+     * a made-up one, so not asked natively). */
+    if (events == 0) {
+        MPI_T_event_registration made_up = (MPI_T_event_registration)(uintptr_t)0x1000;
+        CHECK_EQ(MPI_T_event_handle_free(made_up, NULL, NULL), MPI_T_ERR_INVALID_HANDLE);
+        CHECK_EQ(MPI_T_event_register_callback(made_up, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, NULL, NULL),
+                 MPI_T_ERR_INVALID_HANDLE);
+        CHECK_EQ(MPI_T_event_set_dropped_handler(made_up, NULL), MPI_T_ERR_INVALID_HANDLE);
+    }
+#endif
     /* every category holds a count of events, the events of all of them at most all events */
     long in_categories = 0;
     for (int c = 0; c < categories; ++c) {
@@ -52,6 +73,7 @@ int main(int argc, char **argv)
 
     MPI_OK(MPI_T_finalize());
     CHECK_EQ(MPI_T_event_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
+    CHECK_EQ(MPI_T_event_handle_alloc(0, NULL, MPI_INFO_NULL, &reg), MPI_T_ERR_NOT_INITIALIZED);
     CHECK_EQ(MPI_T_category_get_num_events(0, &n), MPI_T_ERR_NOT_INITIALIZED);
 #else
     CHECK_MSG(0, "this MPI is older than MPI-4.0: build the program natively on MPICH only");

@@ -201,6 +201,11 @@ ANYMPI_SIG_MPI_Win_fromint;
 ANYMPI_SIG_MPI_Win_toint;
 ANYMPI_SIG_MPI_T_cvar_handle_alloc;
 ANYMPI_SIG_MPI_T_enum_get_item;
+ANYMPI_SIG_MPI_T_event_get_info;
+ANYMPI_SIG_MPI_T_event_handle_alloc;
+ANYMPI_SIG_MPI_T_event_handle_free;
+ANYMPI_SIG_MPI_T_event_register_callback;
+ANYMPI_SIG_MPI_T_event_set_dropped_handler;
 ANYMPI_SIG_MPI_T_pvar_handle_alloc;
 
 ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_booleans, errh_self(), "anympi has no Fortran bindings")
@@ -1531,7 +1536,6 @@ ANYMPI_FWD(MPI_T_event_get_index, (name, event_index))
 #else
 ANYMPI_SIG_MPI_T_event_get_index { return t_none_named(name, event_index); }
 #endif
-ANYMPI_UNSUPPORTED_OUT(MPI_T_event_get_info, errh_self(), "not yet converted: array_of_datatypes: array length 'num_elements' is not an input parameter", info)
 #if ANYMPI_HAVE_MPI_T_event_get_num
 ANYMPI_FWD(MPI_T_event_get_num, (num_events))
 #else
@@ -1547,8 +1551,6 @@ ANYMPI_FWD(MPI_T_event_get_timestamp, (c_tin(event_instance), c_i64p(event_times
 #else
 ANYMPI_SIG_MPI_T_event_get_timestamp { return t_no_handle(); }
 #endif
-ANYMPI_UNSUPPORTED(MPI_T_event_handle_alloc, errh_self(), "not yet converted: obj_handle: MPI object bound to a tool variable (pointer to a handle of unknown kind)")
-ANYMPI_UNSUPPORTED(MPI_T_event_handle_free, errh_self(), "not yet converted: free_cb_function: callback")
 #if ANYMPI_HAVE_MPI_T_event_handle_get_info
 ANYMPI_FWD(MPI_T_event_handle_get_info, (c_tin(event_registration), c_hout(info_used)))
 #else
@@ -1564,8 +1566,6 @@ ANYMPI_FWD(MPI_T_event_read, (c_tin(event_instance), c_cin<cat::undefined>(eleme
 #else
 ANYMPI_SIG_MPI_T_event_read { return t_no_handle(); }
 #endif
-ANYMPI_UNSUPPORTED(MPI_T_event_register_callback, errh_self(), "not yet converted: event_cb_function: callback")
-ANYMPI_UNSUPPORTED(MPI_T_event_set_dropped_handler, errh_self(), "not yet converted: dropped_cb_function: callback")
 ANYMPI_FWD(MPI_T_finalize, ())
 ANYMPI_FWD(MPI_T_init_thread, (c_cin<cat::thread>(required), c_cout<cat::thread>(provided)))
 ANYMPI_FWD(MPI_T_pvar_get_index, (name, c_cin<cat::t_pvar_class>(var_class), pvar_index))

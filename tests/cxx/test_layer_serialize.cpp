@@ -64,8 +64,8 @@ TEST(LayerSerialize, BlockingSendOfAnLvalueAndAnySource) {
 }
 
 TEST(LayerSerialize, SendrecvInARing) {
-  auto [got, st] =
-      anympi::sendrecv(table_for(rank()) | views::serialize, next(), 23, views::deserialize<table>(), prev(), 23, world());
+  auto [got, st] = anympi::sendrecv(table_for(rank()) | views::serialize, next(), 23, views::deserialize<table>(),
+                                    prev(), 23, world());
   EXPECT_EQ(got, table_for(prev()));
 }
 

@@ -37,7 +37,8 @@ result_t<B> bcast(B&& buf, Rt const& root, C const& comm) {
   auto const cv = detail::view_of(comm);
   infer(bcast_op{mpi::to_rank(root)}, cv, b);
   mpi::bcast(b, root, comm);
-  if constexpr (finishing_buffer<held_t<B>>) return anympi::finish(std::forward<held_t<B>>(b), cv.rank() != mpi::to_rank(root));
+  if constexpr (finishing_buffer<held_t<B>>)
+    return anympi::finish(std::forward<held_t<B>>(b), cv.rank() != mpi::to_rank(root));
   else return b;
 }
 

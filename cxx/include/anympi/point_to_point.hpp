@@ -43,7 +43,8 @@ received<result_t<B>> recv(B&& buf, R const& source, T const& tag, C const& comm
     auto msg = infer(op, cv, r.buffer);
     r.status = mpi::mrecv(r.buffer, msg);
   }
-  if constexpr (finishing_buffer<held_t<B>>) return received<result_t<B>>{anympi::finish(std::forward<held_t<B>>(r.buffer), true), r.status};
+  if constexpr (finishing_buffer<held_t<B>>)
+    return received<result_t<B>>{anympi::finish(std::forward<held_t<B>>(r.buffer), true), r.status};
   else return r;
 }
 
@@ -56,7 +57,8 @@ received<result_t<B>> sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& 
   sendrecv_op op{mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::to_rank(source), mpi::to_tag(recvtag)};
   infer(op, mpi::comm_view(mpi::handle(comm)), sbuf, r.buffer);
   r.status = mpi::sendrecv(sbuf, op.dest, op.sendtag, r.buffer, op.source, op.recvtag, comm);
-  if constexpr (finishing_buffer<held_t<B>>) return received<result_t<B>>{anympi::finish(std::forward<held_t<B>>(r.buffer), true), r.status};
+  if constexpr (finishing_buffer<held_t<B>>)
+    return received<result_t<B>>{anympi::finish(std::forward<held_t<B>>(r.buffer), true), r.status};
   else return r;
 }
 

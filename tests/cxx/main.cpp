@@ -6,7 +6,12 @@
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  // The tests that call MPI from several threads are built with ANYMPI_CXX_TEST_THREAD_MULTIPLE.
+#ifdef ANYMPI_CXX_TEST_THREAD_MULTIPLE
+  mpi::environment env(argc, argv, mpi::thread_level::multiple, mpi::errors_return);
+#else
   mpi::environment env(argc, argv, mpi::errors_return);
+#endif
   int const rank = mpi::comm_world().rank();
   if (rank != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

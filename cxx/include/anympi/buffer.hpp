@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <span>
 #include <type_traits>
+#include <utility>
 
 namespace anympi {
 
@@ -29,5 +30,25 @@ template <class B>
 concept deferred_counts = requires(std::remove_reference_t<B>& b, std::size_t p) {
   { b.mpi_counts_to_fill(p) } -> std::same_as<std::span<int>>;
 };
+
+// A buffer that hands back something other than itself once the operation is done:
+// views::serialize and views::deserialize<T>() hand back the object decoded from the bytes MPI
+// wrote. `received` says whether MPI wrote into it on this process (a bcast's root: false).
+template <class B>
+concept finishing_buffer = requires(B&& b) { std::forward<B>(b).mpi_finish(true); };
+
+// What a wrapper hands back for a buffer it holds as H (held_t): the buffer itself, or what a
+// finishing_buffer yields.
+template <class H>
+  requires(!finishing_buffer<H>)
+H finish(H&& b, bool) {
+  return std::forward<H>(b);
+}
+template <finishing_buffer H>
+decltype(auto) finish(H&& b, bool received) {
+  return std::forward<H>(b).mpi_finish(received);
+}
+template <class B>
+using result_t = decltype(anympi::finish(std::declval<held_t<B>>(), true));
 
 }  // namespace anympi

@@ -1,6 +1,7 @@
 // Collective wrappers of the layer, in the shape of anympi/point_to_point.hpp: hold the
 // buffers, run infer(), call the mpi:: core, return the receive buffer (bcast: the buffer) by
-// value, or a reference to it when it was given as an lvalue.
+// value, or a reference to it when it was given as an lvalue; bcast of a finishing_buffer
+// (views::serialize) hands back the object.
 //
 //   auto all = anympi::allgatherv(local, std::vector<int>{} | views::auto_counts | views::resize_v, comm);
 //
@@ -31,11 +32,14 @@ decltype(auto) packed(B& b) {
 
 template <class B, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::data_buffer<held_t<B>&>
-held_t<B> bcast(B&& buf, Rt const& root, C const& comm) {
+result_t<B> bcast(B&& buf, Rt const& root, C const& comm) {
   held_t<B> b(std::forward<B>(buf));
-  infer(bcast_op{mpi::to_rank(root)}, detail::view_of(comm), b);
+  auto const cv = detail::view_of(comm);
+  infer(bcast_op{mpi::to_rank(root)}, cv, b);
   mpi::bcast(b, root, comm);
-  return b;
+  if constexpr (finishing_buffer<held_t<B>>)
+    return anympi::finish(std::forward<held_t<B>>(b), cv.rank() != mpi::to_rank(root));
+  else return b;
 }
 
 template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>

@@ -1,6 +1,7 @@
 // Point-to-point wrappers of the layer. Each has one shape: hold the buffers (held_t: an
 // lvalue borrowed, an rvalue owned), run infer() (anympi/infer.hpp), call the mpi:: core,
-// return the receive buffer by value (a reference for an lvalue) with its status.
+// return the receive buffer by value (a reference for an lvalue) with its status; a
+// finishing_buffer (views::deserialize<T>() ...) hands back what it yields instead (the object).
 //
 //   auto [v, st] = anympi::recv(std::vector<int>{} | views::resize, src, tag, comm);
 //
@@ -17,7 +18,7 @@
 
 namespace anympi {
 
-// What a receive returns: the buffer (B = held_t of the argument) and the message's status.
+// What a receive returns: the buffer (B = result_t of the argument) and the message's status.
 template <class B>
 struct received {
   B buffer;
@@ -31,7 +32,7 @@ void send(S&& buf, R const& dest, T const& tag, C const& comm) {
 
 template <class B, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<B>&>
-received<held_t<B>> recv(B&& buf, R const& source, T const& tag, C const& comm) {
+received<result_t<B>> recv(B&& buf, R const& source, T const& tag, C const& comm) {
   received<held_t<B>> r{std::forward<B>(buf), {}};
   recv_op const op{mpi::to_rank(source), mpi::to_tag(tag)};
   mpi::comm_view const cv(mpi::handle(comm));
@@ -42,19 +43,23 @@ received<held_t<B>> recv(B&& buf, R const& source, T const& tag, C const& comm) 
     auto msg = infer(op, cv, r.buffer);
     r.status = mpi::mrecv(r.buffer, msg);
   }
-  return r;
+  if constexpr (finishing_buffer<held_t<B>>)
+    return received<result_t<B>>{anympi::finish(std::forward<held_t<B>>(r.buffer), true), r.status};
+  else return r;
 }
 
 template <mpi::send_buffer S, mpi::rank_like RD, mpi::tag_like TS, class B, mpi::rank_like RS, mpi::tag_like TR,
           mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<B>&>
-received<held_t<B>> sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
+received<result_t<B>> sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
                              TR const& recvtag, C const& comm) {
   received<held_t<B>> r{std::forward<B>(rbuf), {}};
   sendrecv_op op{mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::to_rank(source), mpi::to_tag(recvtag)};
   infer(op, mpi::comm_view(mpi::handle(comm)), sbuf, r.buffer);
   r.status = mpi::sendrecv(sbuf, op.dest, op.sendtag, r.buffer, op.source, op.recvtag, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<B>>)
+    return received<result_t<B>>{anympi::finish(std::forward<held_t<B>>(r.buffer), true), r.status};
+  else return r;
 }
 
 // Nonblocking: the count must be known (a probe would block), so a deferred_count buffer is

@@ -544,6 +544,49 @@ static void test_truncate(void)
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+#ifdef MPI_ABI_VERSION /* MPI-5.0: neither MPI underneath has it */
+/* MPI_Request_get_status_all: false while one request is pending, completing nothing; then
+ * true with each status (a null and an inactive persistent request: empty), the requests
+ * still there for MPI_Waitall. */
+static void test_get_status_all(void)
+{
+    const int me = rank;
+    int in = -1, out = 41, never = 0;
+    MPI_Request reqs[4];
+    MPI_OK(MPI_Irecv(&in, 1, MPI_INT, me, 77, MPI_COMM_WORLD, &reqs[0]));
+    reqs[1] = MPI_REQUEST_NULL;
+    MPI_OK(MPI_Recv_init(&never, 1, MPI_INT, me, 78, MPI_COMM_WORLD, &reqs[2])); /* never started: inactive */
+    MPI_OK(MPI_Isend(&out, 1, MPI_INT, MPI_PROC_NULL, 77, MPI_COMM_WORLD, &reqs[3]));
+    MPI_Status st[4];
+    int flag = 1;
+    MPI_OK(MPI_Request_get_status_all(4, reqs, &flag, st));
+    CHECK_MSG(!flag, "a receive nobody has sent to counts as complete");
+    CHECK(reqs[0] != MPI_REQUEST_NULL && reqs[3] != MPI_REQUEST_NULL);
+    MPI_OK(MPI_Send(&out, 1, MPI_INT, me, 77, MPI_COMM_WORLD));
+    for (int i = 0; i < 4; ++i) st[i].MPI_SOURCE = st[i].MPI_TAG = -5;
+    do MPI_OK(MPI_Request_get_status_all(4, reqs, &flag, st)); while (!flag);
+    CHECK_EQ(st[0].MPI_SOURCE, me);
+    CHECK_EQ(st[0].MPI_TAG, 77);
+    int n = -1;
+    MPI_Get_count(&st[0], MPI_INT, &n);
+    CHECK_EQ(n, 1);
+    for (int i = 1; i <= 2; ++i)
+        CHECK_MSG(st[i].MPI_SOURCE == MPI_ANY_SOURCE && st[i].MPI_TAG == MPI_ANY_TAG,
+                  "request %d (null or inactive): source %d tag %d, an empty status expected", i, st[i].MPI_SOURCE,
+                  st[i].MPI_TAG);
+    CHECK(reqs[0] != MPI_REQUEST_NULL && reqs[3] != MPI_REQUEST_NULL); /* completes nothing */
+    MPI_OK(MPI_Request_get_status_all(4, reqs, &flag, MPI_STATUSES_IGNORE));
+    CHECK(flag);
+    MPI_OK(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+    CHECK_EQ(in, 41);
+    CHECK(reqs[0] == MPI_REQUEST_NULL && reqs[2] != MPI_REQUEST_NULL);
+    MPI_OK(MPI_Request_free(&reqs[2]));
+    flag = 0;
+    MPI_OK(MPI_Request_get_status_all(0, NULL, &flag, MPI_STATUSES_IGNORE));
+    CHECK(flag);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     check_init(&argc, &argv, "status");
@@ -562,5 +605,8 @@ int main(int argc, char **argv)
     test_proc_null();
     test_ignore();
     test_truncate();
+#ifdef MPI_ABI_VERSION
+    test_get_status_all();
+#endif
     return check_finish();
 }

@@ -589,6 +589,20 @@ ANYMPI_MANUAL(MPI_Request_get_status, extended, "anympi's own requests (MPI-4 op
     if (any_emulated() && is_emulated(request)) return emulated_get_status(request, flag, status);
     return fwd_MPI_Request_get_status(request, flag, status);
 }
+ANYMPI_MANUAL(MPI_Request_get_status_all, emulated, "MPI_Request_get_status of each request, which completes nothing: a null or inactive request counts as complete with an empty status, as the standard says; the first error ends it")
+{
+    if (count < 0 || (count > 0 && (!array_of_requests || !flag)))
+        return raise_error(errh_self(), count < 0 ? ABI_ERR_COUNT : ABI_ERR_ARG,
+                           count < 0 ? "MPI_Request_get_status_all: count is negative"
+                                     : "MPI_Request_get_status_all: array_of_requests or flag is NULL");
+    int all = 1;
+    for (int i = 0; i < count && all; ++i) {  // one incomplete request: the statuses are undefined
+        abi_Status *st = array_of_statuses ? &array_of_statuses[i] : nullptr;  // MPI_STATUSES_IGNORE is NULL
+        if (int rc = abi_MPI_Request_get_status(array_of_requests[i], &all, st)) return rc;
+    }
+    if (flag) *flag = all;
+    return 0;
+}
 ANYMPI_MANUAL(MPI_Start, extended, "anympi's own persistent requests start here too")
 {
     if (any_emulated() && request && is_emulated(*request)) return emulated_start(request);

@@ -129,6 +129,7 @@ ANYMPI_SIG_MPI_Remove_error_code;
 ANYMPI_SIG_MPI_Remove_error_string;
 ANYMPI_SIG_MPI_Request_free;
 ANYMPI_SIG_MPI_Request_get_status;
+ANYMPI_SIG_MPI_Request_get_status_all;
 ANYMPI_SIG_MPI_Scatterv_c;
 ANYMPI_SIG_MPI_Scatterv_init_c;
 ANYMPI_SIG_MPI_Session_call_errhandler;
@@ -1119,9 +1120,8 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by 
 ANYMPI_UNSUPPORTED(MPI_Register_datarep, errh_self(), "not yet converted: read_conversion_fn: callback")
 ANYMPI_UNSUPPORTED(MPI_Register_datarep_c, errh_self(), "not yet converted: read_conversion_fn: callback")
 ANYMPI_FWD_AS(MPI_Request_get_status, (c_hin(request), flag, c_st_out(status)))
-ANYMPI_UNSUPPORTED(MPI_Request_get_status_all, errh_self(), "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks")
-ANYMPI_UNSUPPORTED(MPI_Request_get_status_any, errh_self(), "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks")
-ANYMPI_UNSUPPORTED(MPI_Request_get_status_some, errh_self(), "MPI-5.0: needs a non-destructive multi-request test the MPI underneath lacks")
+ANYMPI_UNSUPPORTED(MPI_Request_get_status_any, errh_self(), "MPI-5.0: must skip inactive persistent requests, but the MPI underneath cannot say whether one of its persistent requests is inactive or active and complete (MPI_Request_get_status answers true for both)")
+ANYMPI_UNSUPPORTED(MPI_Request_get_status_some, errh_self(), "MPI-5.0: must skip inactive persistent requests, but the MPI underneath cannot say whether one of its persistent requests is inactive or active and complete (MPI_Request_get_status answers true for both)")
 ANYMPI_FWD(MPI_Rget, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Rget_c
 ANYMPI_FWD(MPI_Rget_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))

@@ -15,6 +15,11 @@
 namespace test {
 
 inline int rank() { return mpi::comm_world().rank(); }
+inline int size() { return mpi::comm_world().size(); }
+inline mpi::comm_view world() { return mpi::comm_world(); }
+// The ring neighbours the layer's tests send to and receive from.
+inline int next() { return (rank() + 1) % size(); }
+inline int prev() { return (rank() + size() - 1) % size(); }
 
 // Whether the MPI library running this test provides the MPI-4.0 features (partitioned and
 // persistent collective communication, sessions, isendrecv, idup_with_info, large counts).
@@ -59,7 +64,6 @@ void expect_unsupported(char const* function, F&& f) {
     EXPECT_EQ(e.function(), function);
   }
 }
-inline int size() { return mpi::comm_world().size(); }
 
 // A user type customized non-intrusively through mpi::buffer_traits.
 template <class T>

@@ -13,9 +13,6 @@ namespace views = anympi::views;
 
 namespace {
 
-mpi::comm_view world() { return mpi::comm_world(); }
-int next() { return (rank() + 1) % size(); }
-int prev() { return (rank() + size() - 1) % size(); }
 
 TEST(LayerIresult, OwnedRvalueComesBackFromWaitWithTheData) {
   std::vector<int> rbuf(4, -1);

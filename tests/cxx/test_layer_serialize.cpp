@@ -13,10 +13,6 @@ namespace views = anympi::views;
 
 namespace {
 
-mpi::comm_view world() { return mpi::comm_world(); }
-int size() { return mpi::comm_world().size(); }
-int next() { return (rank() + 1) % size(); }
-int prev() { return (rank() + size() - 1) % size(); }
 
 using table = std::map<std::string, std::vector<int>>;
 // Rank r's table: r + 2 keys of different lengths, vectors of different sizes (one empty).

@@ -18,10 +18,6 @@ namespace views = anympi::views;
 
 namespace {
 
-mpi::comm_view world() { return mpi::comm_world(); }
-int size() { return mpi::comm_world().size(); }
-int next() { return (rank() + 1) % size(); }
-int prev() { return (rank() + size() - 1) % size(); }
 
 // 7 bytes of padding after c, 4 after i.
 struct padded {

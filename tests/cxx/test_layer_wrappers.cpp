@@ -9,9 +9,6 @@ namespace views = anympi::views;
 
 namespace {
 
-mpi::comm_view world() { return mpi::comm_world(); }
-int next() { return (rank() + 1) % size(); }
-int prev() { return (rank() + size() - 1) % size(); }
 // Rank r's contribution for peer p: r elements r*100 + p*10 + i.
 std::vector<int> block(int r, int p = 0) {
   std::vector<int> v(static_cast<std::size_t>(r));

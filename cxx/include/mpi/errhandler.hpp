@@ -36,6 +36,12 @@ public:
     MPI_CXX_CALL(MPI_Comm_create_errhandler, fn, &h);
     return from_native(h);
   }
+  // A window error handler from a C callback (one_sided.hpp: win::set_errhandler).
+  static errhandler create_for_win(MPI_Win_errhandler_function* fn) {
+    MPI_Errhandler h;
+    MPI_CXX_CALL(MPI_Win_create_errhandler, fn, &h);
+    return from_native(h);
+  }
 #if MPI_CXX_HAS_SESSIONS
   static errhandler create_for_session(MPI_Session_errhandler_function* fn) {
     MPI_Errhandler h;

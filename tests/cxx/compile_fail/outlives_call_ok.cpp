@@ -147,3 +147,51 @@ FORMS(neighbor_alltoallv, owned_v, span_v, x(), vbuf(), w);
 FORMS(neighbor_alltoallv, owned_v, span_v, vbuf(), x(), w);
 FORMS(neighbor_alltoallw, owned_w, span_w, x(), wbuf(), w);
 FORMS(neighbor_alltoallw, owned_w, span_w, wbuf(), x(), w);
+
+// One-sided: MPI reads or writes every origin, result and compare buffer until a later
+// flush, unlock, fence or complete, so every RMA call follows the rule, the ones without a
+// request too, and so do window memory (create) and attached memory.
+mpi::win_view& win();
+inline mpi::target const tgt{1, 0};
+#define WIN_TAKES(B, fn, ...)                                                               \
+  [](auto t) {                                                                              \
+    using Arg = typename decltype(t)::type;                                                 \
+    return requires(Arg (&x)()) { win().fn(__VA_ARGS__); };                                 \
+  }(std::type_identity<B>{})
+#define WIN_OUTLIVES(fn, ...)                                                               \
+  static_assert(WIN_TAKES(vec&, fn, __VA_ARGS__) && WIN_TAKES(span, fn, __VA_ARGS__) &&     \
+                    !WIN_TAKES(vec, fn, __VA_ARGS__),                                       \
+                #fn)
+WIN_OUTLIVES(put, x(), tgt);
+WIN_OUTLIVES(rput, x(), tgt);
+WIN_OUTLIVES(get, x(), tgt);
+WIN_OUTLIVES(rget, x(), tgt);
+WIN_OUTLIVES(accumulate, x(), tgt, plus<>{});
+WIN_OUTLIVES(raccumulate, x(), tgt, plus<>{});
+WIN_OUTLIVES(get_accumulate, x(), buf(), tgt, plus<>{});
+WIN_OUTLIVES(get_accumulate, buf(), x(), tgt, plus<>{});
+WIN_OUTLIVES(rget_accumulate, x(), buf(), tgt, plus<>{});
+WIN_OUTLIVES(rget_accumulate, buf(), x(), tgt, plus<>{});
+WIN_OUTLIVES(fetch_and_op, x(), buf(), tgt, plus<>{});
+WIN_OUTLIVES(fetch_and_op, buf(), x(), tgt, plus<>{});
+WIN_OUTLIVES(compare_and_swap, x(), buf(), buf(), tgt);
+WIN_OUTLIVES(compare_and_swap, buf(), x(), buf(), tgt);
+WIN_OUTLIVES(compare_and_swap, buf(), buf(), x(), tgt);
+WIN_OUTLIVES(attach, x());
+#define CREATE_TAKES(B)                                                                     \
+  [](auto t) {                                                                              \
+    using Arg = typename decltype(t)::type;                                                 \
+    return requires(Arg (&x)()) { mpi::win::create(x(), w); };                              \
+  }(std::type_identity<B>{})
+static_assert(CREATE_TAKES(vec&) && CREATE_TAKES(span) && !CREATE_TAKES(vec), "win::create");
+
+void rma_calls(mpi::win_view wv) {
+  std::vector<int> v(4, 1), res(4);
+  int one = 1, old = 0;
+  mpi::request r = wv.rput(v, {1, 0});
+  r.wait();
+  r = wv.rget(std::span(res), {1, 0});
+  r.wait();
+  wv.put(std::span<int const>(v), {1, 0, 4, MPI_INT});
+  wv.fetch_and_op(one, old, {0, 0}, plus<>{});
+}

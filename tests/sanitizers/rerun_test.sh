@@ -24,10 +24,11 @@ expect() {
 expect pass 0 1 'exit 0'
 expect plain_failure 1 1 'exit 1'
 expect tracer_then_pass 0 2 "[ \$(wc -l < \"\$1\") -eq 2 ] && exit 0; $tracer; exit 23"
-expect tracer_twice 23 2 "$tracer; exit 23"
+expect tracer_twice_then_pass 0 3 "[ \$(wc -l < \"\$1\") -eq 3 ] && exit 0; $tracer; exit 23"
+expect tracer_thrice 23 3 "$tracer; exit 23"
 expect leak_report 23 1 "echo '==7==ERROR: LeakSanitizer: detected memory leaks'; $tracer; exit 23"
 expect ubsan_report 23 1 "echo 'x.c:1:2: runtime error: signed integer overflow'; $tracer; exit 23"
 expect failed_check 23 1 "echo 'x.c:3: [rank 0] FAILED: value'; $tracer; exit 23"
 expect other_fatal 23 1 "echo '==7==LeakSanitizer has encountered a fatal error.'; exit 23"
-[ "$failures" -eq 0 ] && echo "rerun_if_lsan_tracer_faults: 8 cases pass"
+[ "$failures" -eq 0 ] && echo "rerun_if_lsan_tracer_faults: 9 cases pass"
 exit $((failures != 0))

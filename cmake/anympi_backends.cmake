@@ -33,12 +33,13 @@ set(ANYMPI_MPIEXEC_ENV_openmpi OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_C
 # anympi_add_mpi_test(NAME <name> COMMAND <exe> [args...]
 #                     [BACKENDS mpich openmpi] [RANKS 1 2 4]
 #                     [ABI]                 # the binary runs over libmpi_abi: set ANYMPI_BACKEND
-#                     [ENVIRONMENT VAR=value ...] [TIMEOUT seconds] [LABELS ...])
+#                     [ENVIRONMENT VAR=value ...] [TIMEOUT seconds] [LABELS ...]
+#                     [LAUNCHER command ...])   # runs the MPI launcher (tests/rerun)
 # adds <name>.<backend>.np<N> for every backend and rank count.  ANYMPI_TEST_ENV (set by a
 # sanitizer build) is added to every test's environment, and ANYMPI_TEST_LAUNCHER (set by an
-# AddressSanitizer build) goes before the launcher.
+# AddressSanitizer build) goes before the test's own LAUNCHER and the MPI launcher.
 function(anympi_add_mpi_test)
-  cmake_parse_arguments(T "ABI" "NAME;TIMEOUT" "COMMAND;BACKENDS;RANKS;ENVIRONMENT;LABELS" ${ARGN})
+  cmake_parse_arguments(T "ABI" "NAME;TIMEOUT" "COMMAND;BACKENDS;RANKS;ENVIRONMENT;LABELS;LAUNCHER" ${ARGN})
   if(NOT T_BACKENDS)
     set(T_BACKENDS ${ANYMPI_BACKENDS})
   endif()
@@ -52,7 +53,7 @@ function(anympi_add_mpi_test)
     foreach(np IN LISTS T_RANKS)
       set(test_name ${T_NAME}.${backend}.np${np})
       add_test(NAME ${test_name}
-               COMMAND ${ANYMPI_TEST_LAUNCHER} ${ANYMPI_MPIEXEC_${backend}} ${ANYMPI_MPIEXEC_FLAGS_${backend}} -n ${np} ${T_COMMAND})
+               COMMAND ${ANYMPI_TEST_LAUNCHER} ${T_LAUNCHER} ${ANYMPI_MPIEXEC_${backend}} ${ANYMPI_MPIEXEC_FLAGS_${backend}} -n ${np} ${T_COMMAND})
       set(env ${ANYMPI_MPIEXEC_ENV_${backend}} ${T_ENVIRONMENT} ${ANYMPI_TEST_ENV})
       if(T_ABI)
         list(APPEND env ANYMPI_BACKEND=${backend})

@@ -21,7 +21,7 @@ set(ANYMPI_TEST_ENV
     UCX_MEM_MMAP_HOOK_MODE=none UCX_MEM_MALLOC_HOOKS=no
     ANYMPI_TEST_SCALE=10)
 # LeakSanitizer's tracer sometimes faults at exit by itself: such a run is run once more
-# (tests/sanitizers/rerun_if_lsan_tracer_faults says when, and why that hides no finding).
+# (tests/rerun/rerun_if_known_fault says when, and why that hides no finding).
 if(ANYMPI_SANITIZE MATCHES "address")
-  set(ANYMPI_TEST_LAUNCHER ${san_dir}/rerun_if_lsan_tracer_faults)
+  set(ANYMPI_TEST_LAUNCHER ${PROJECT_SOURCE_DIR}/tests/rerun/rerun_if_known_fault lsan-tracer)
 endif()

@@ -10,7 +10,32 @@
  * class MPI_ERR_OTHER) natively: there the test checks that anympi returns the same class. */
 #include "check.h"
 
-enum { CHILDREN = 2 };
+#include <signal.h>
+#include <unistd.h>
+
+enum { CHILDREN = 2, SPAWN_HANG_S = 30 };
+
+/* Debian 12's Open MPI 4.1.4 over its PMIx 4.2 sometimes never returns from MPI_Comm_spawn or
+ * MPI_Comm_spawn_multiple, natively as well: a child waits forever in PMIx_Init and the parents
+ * in the connect/accept lookup (openpmix/openpmix#2735, open-mpi/ompi#9713).  Measured here
+ * natively: one spawn_multiple of two commands in 16 to 40, one spawn of two processes in some
+ * 100.  A spawn that has not returned after SPAWN_HANG_S seconds ends the run with the marker
+ * QUIRK_OPENMPI_SPAWN_HANG, on which tests/rerun/rerun_if_known_fault runs the test again;
+ * a hang anywhere else still runs into the test's timeout. */
+static void spawn_hang(int sig)
+{
+    (void)sig;
+    static const char line[] = "spawn: QUIRK_OPENMPI_SPAWN_HANG: a spawn did not return in time "
+                               "(Open MPI 4.1 over PMIx 4, openpmix/openpmix#2735)\n";
+    if (write(2, line, sizeof line - 1) < 0) _exit(75);
+    _exit(75);
+}
+static void spawn_watch(int on)
+{
+    if (check_under() != CHECK_UNDER_OPENMPI) return;
+    if (on) signal(SIGALRM, spawn_hang);
+    alarm(on ? SPAWN_HANG_S : 0);
+}
 
 /* A child: checks what it was given, answers its parents, reports its failures. */
 static int child(MPI_Comm parent, int argc, char **argv)
@@ -87,7 +112,9 @@ int main(int argc, char **argv)
     char *args_multiple[] = {"child-multiple", "x y", NULL};
     int codes[CHILDREN + 1] = {-1, -1, -1};
     MPI_Comm inter = MPI_COMM_NULL;
+    spawn_watch(1);
     int rc = MPI_Comm_spawn(argv[0], args, CHILDREN, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+    spawn_watch(0);
     if (QUIRK_MPICH_SPAWN) {
         int cls = -1;
         MPI_Error_class(rc, &cls);
@@ -102,7 +129,9 @@ int main(int argc, char **argv)
     with_children(inter, CHILDREN);
 
     /* MPI_ERRCODES_IGNORE */
+    spawn_watch(1);
     MPI_OK(MPI_Comm_spawn(argv[0], args, CHILDREN, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE));
+    spawn_watch(0);
     with_children(inter, CHILDREN);
 
     /* Two commands of one process each, the second with an info of its own. */
@@ -113,7 +142,9 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Info_create(&infos[1]));
     MPI_OK(MPI_Info_set(infos[1], "wdir", "/tmp"));
     for (int i = 0; i <= CHILDREN; ++i) codes[i] = -1;
+    spawn_watch(1);
     MPI_OK(MPI_Comm_spawn_multiple(CHILDREN, commands, argvs, maxprocs, infos, 0, MPI_COMM_WORLD, &inter, codes));
+    spawn_watch(0);
     for (int i = 0; i < CHILDREN; ++i) CHECK_MSG(codes[i] == MPI_SUCCESS, "error code %d is %d", i, codes[i]);
     CHECK_MSG(codes[CHILDREN] == -1, "the error code past the %d processes asked for was written", CHILDREN);
     with_children(inter, CHILDREN);

@@ -54,6 +54,17 @@ template <>
 inline constexpr auto anympi::fields<particle> = std::tuple{&particle::id, &particle::x};
 
 namespace {
+// The paper's Fig. 5 (5) spelling: the trait says what anympi derives without it.
+struct my_struct {
+  int x;
+  double y;
+  friend bool operator==(my_struct const&, my_struct const&) = default;
+};
+}  // namespace
+template <>
+struct anympi::types::mpi_type_traits<my_struct> : public anympi::types::struct_type<my_struct> {};
+
+namespace {
 
 static_assert(anympi::derivable_type<padded> && anympi::derivable_type<outer> && anympi::derivable_type<particle>);
 static_assert(anympi::derivable_type<std::pair<int, double>> && anympi::derivable_type<std::tuple<char, long, float>>);
@@ -320,6 +331,44 @@ TEST(LayerTypes, PoolWithAnExplicitMaker) {
   EXPECT_EQ(a, b);
   EXPECT_EQ(made, 1);
   EXPECT_EQ(a.size(), static_cast<MPI_Count>(2 * sizeof(int)));
+}
+
+// views::with_auto_pool / with_pool: the element type's datatype from the caller's pool, created
+// there on first use or required to be there already; the paper's trait spelling goes through
+// the same pool.
+TEST(LayerTypes, PoolViewsAndThePapersTrait) {
+  anympi::type_pool pool;
+  std::vector<padded> v{padded_for(rank(), 0), padded_for(rank(), 1)}, in(2);
+  try {
+    (void)(v | views::with_pool(pool));
+    ADD_FAILURE() << "with_pool accepted a pool without the type";
+  } catch (mpi::mpi_error const& e) {
+    EXPECT_EQ(e.error_class(), MPI_ERR_TYPE);
+  }
+  auto b = v | views::with_auto_pool(pool);
+  EXPECT_EQ(pool.size(), 1u);
+  EXPECT_EQ(mpi::type(b), pool.get<padded>().native());
+  EXPECT_NE(mpi::type(b), mpi::datatype_of<padded>());  // not default_type_pool()'s
+  EXPECT_EQ(mpi::ptr(b), v.data());
+  EXPECT_EQ(mpi::type(v | views::with_pool(pool)), mpi::type(b));
+  anympi::sendrecv(v | views::with_auto_pool(pool), next(), 18, in | views::with_pool(pool), prev(), 18, world());
+  EXPECT_EQ(in, (std::vector<padded>{padded_for(prev(), 0), padded_for(prev(), 1)}));
+  // A predefined element type needs no entry.
+  std::vector<int> ints{1, 2};
+  EXPECT_EQ(mpi::type(ints | views::with_pool(pool)), MPI_INT);
+  EXPECT_EQ(pool.size(), 1u);
+
+  static_assert(anympi::types::traits_make<my_struct>);
+  EXPECT_FALSE(pool.find<my_struct>().has_value());
+  std::vector<my_struct> m{{rank(), 0.5 * rank()}, {-rank(), 2.0}}, got(2);
+  auto send = m | views::with_auto_pool(pool);  // first: the order of a call's arguments is unspecified
+  anympi::sendrecv(send, next(), 19, got | views::with_pool(pool), prev(), 19, world());
+  EXPECT_EQ(got, (std::vector<my_struct>{{prev(), 0.5 * prev()}, {-prev(), 2.0}}));
+  EXPECT_EQ(pool.size(), 2u);
+  my_struct const probe{};
+  EXPECT_EQ(decoded(pool.get<my_struct>().native()),
+            (entries{{name_of(MPI_INT), offset(probe, probe.x)}, {name_of(MPI_DOUBLE), offset(probe, probe.y)}}));
+  EXPECT_EQ(extent_of(pool.get<my_struct>().native()), static_cast<std::int64_t>(sizeof(my_struct)));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <anympi.hpp>
 
+#include <map>
+
 using namespace test;
 namespace views = anympi::views;
 
@@ -155,6 +157,46 @@ TEST(LayerWrappers, AlltoallvFigureOne) {
     expect.insert(expect.end(), b.begin(), b.end());
   }
   EXPECT_EQ(rbuf, expect);
+}
+
+// views::flatten_v: the blocks per destination of Fig. 1 (2) kept as a vector of vectors, or
+// sparse (rank, block) pairs in a std::map, give the same exchange as explicit counts.
+TEST(LayerWrappers, AlltoallvOfFlattenedBlocks) {
+  std::vector<std::vector<int>> blocks;
+  for (int p = 0; p < size(); ++p) blocks.push_back(block(rank() + p, p));
+  auto flat = blocks | views::flatten_v;
+  EXPECT_EQ(mpi::count(flat), static_cast<MPI_Count>(size() * rank() + size() * (size() - 1) / 2));
+  std::vector<int> expect;
+  for (int q = 0; q < size(); ++q) {
+    auto b = block(q + rank(), rank());
+    expect.insert(expect.end(), b.begin(), b.end());
+  }
+  std::vector<int> rbuf{-1};
+  anympi::alltoallv(flat, rbuf | views::auto_counts | views::auto_displs | views::resize_v, world());
+  EXPECT_EQ(rbuf, expect);
+
+  // Sparse: only to the next process (twice, appended in order) and to process 0, nothing else.
+  std::vector<std::pair<int, std::vector<int>>> pairs{{next(), {rank(), 1}}, {0, {rank() + 100}}, {next(), {rank(), 2}}};
+  auto sparse = pairs | views::flatten_v(size());
+  std::vector<int> got;
+  anympi::alltoallv(sparse, got | views::auto_counts | views::auto_displs | views::resize_v, world());
+  // From each source q: q's blocks named for this process, in the order of q's pairs.
+  std::vector<int> per_source;
+  for (int q = 0; q < size(); ++q) {
+    int const q_next = (q + 1) % size();
+    std::vector<std::pair<int, std::vector<int>>> q_pairs{{q_next, {q, 1}}, {0, {q + 100}}, {q_next, {q, 2}}};
+    for (auto const& [r, b] : q_pairs)
+      if (r == rank()) per_source.insert(per_source.end(), b.begin(), b.end());
+  }
+  EXPECT_EQ(got, per_source);
+
+  std::map<int, std::vector<double>> by_rank{{size(), {1.0}}};
+  try {
+    (void)(by_rank | views::flatten_v(size()));
+    ADD_FAILURE() << "a rank out of range was accepted";
+  } catch (mpi::mpi_error const& e) {
+    EXPECT_EQ(e.error_class(), MPI_ERR_RANK);
+  }
 }
 
 TEST(LayerWrappers, ReduceAndAllreduceSizeTheResult) {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <mpi.hpp>
+#include <anympi/views.hpp>
 
 #include <boost/pfr.hpp>
 
@@ -28,6 +29,8 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <typeindex>
@@ -107,6 +110,19 @@ void for_each_field(T const& obj, F&& f) {
 
 }  // namespace detail
 
+namespace types {
+// The paper's opt-in spelling, for code written against it: a specialization of
+// mpi_type_traits<T> with a static make() returning a committed mpi::datatype chooses T's
+// datatype in every pool; one that derives from struct_type<T> says what anympi does for an
+// aggregate without it.
+template <class T>
+struct mpi_type_traits {};
+template <class T>
+concept traits_make = requires {
+  { mpi_type_traits<T>::make() } -> std::same_as<mpi::datatype>;
+};
+}  // namespace types
+
 // A type whose MPI datatype struct_type<T>() derives from its fields.
 template <class T>
 concept derivable_type = !std::is_const_v<T> &&
@@ -160,7 +176,8 @@ public:
   // its own mpi::type_traits, and for a derivable_type the pool's, derived once.
   template <mpi::mapped_type T>
   mpi::datatype_view get() {
-    if constexpr (derivable_type<T>) return get_or_make<T>([] { return struct_type<T>(); });
+    if constexpr (types::traits_make<T>) return get_or_make<T>([] { return types::mpi_type_traits<T>::make(); });
+    else if constexpr (derivable_type<T>) return get_or_make<T>([] { return struct_type<T>(); });
     else return mpi::datatype_view(mpi::datatype_of<T>());
   }
   // T's datatype as make() builds it (a committed mpi::datatype), the first time T is asked for.
@@ -168,6 +185,18 @@ public:
     requires std::same_as<std::invoke_result_t<Make>, mpi::datatype>
   mpi::datatype_view get(Make&& make) {
     return get_or_make<T>(std::forward<Make>(make));
+  }
+
+  // T's datatype if the pool has it (a predefined one always), without creating it.
+  template <mpi::mapped_type T>
+  std::optional<mpi::datatype_view> find() const {
+    if constexpr (derivable_type<T> || types::traits_make<T>) {
+      std::lock_guard lock(s_->mutex);
+      if (auto it = s_->types.find(std::type_index(typeid(T))); it != s_->types.end()) return it->second.view();
+      return std::nullopt;
+    } else {
+      return mpi::datatype_view(mpi::datatype_of<T>());
+    }
   }
 
   // How many datatypes the pool owns.
@@ -192,6 +221,13 @@ private:
   std::unique_ptr<state> s_ = std::make_unique<state>();
 };
 
+namespace types {
+template <class T>
+struct struct_type {
+  static mpi::datatype make() { return anympi::struct_type<T>(); }
+};
+}  // namespace types
+
 // The pool behind the core's type map for derivable types. A function-local static: its
 // types are freed at exit, or left to MPI_Finalize where that came first.
 inline type_pool& default_type_pool() {
@@ -201,9 +237,63 @@ inline type_pool& default_type_pool() {
 
 }  // namespace anympi
 
-// The one hook into the core: derivable types become mapped types.
+// The one hook into the core: derivable types, and types with the paper's trait, become
+// mapped types.
 template <class T>
-  requires anympi::derivable_type<T>
+  requires anympi::derivable_type<T> || anympi::types::traits_make<T>
 struct mpi::type_traits<T> {
   static MPI_Datatype type() { return anympi::default_type_pool().get<T>().native(); }
 };
+
+namespace anympi::views {
+namespace detail {
+// The element type of a buffer: of the container under its views, or the object itself.
+template <class C>
+struct element_of {
+  using type = std::remove_cvref_t<C>;
+};
+template <std::ranges::range C>
+struct element_of<C> {
+  using type = std::ranges::range_value_t<C>;
+};
+template <class B>
+using element_t =
+    typename element_of<std::remove_reference_t<decltype(container_of(std::declval<std::remove_reference_t<B>&>()))>>::type;
+}  // namespace detail
+
+// The datatype of the buffer's elements taken from a pool the caller owns, rather than from
+// default_type_pool(): with_auto_pool creates it there on first use; with_pool requires that
+// the pool has it already (pool.get<T>() or pool.get<T>(make) earlier), and fails with
+// MPI_ERR_TYPE otherwise, for code that registers its types up front.
+template <class B>
+class with_pool_view : public view_base<B> {
+public:
+  template <class U>
+  with_pool_view(U&& b, mpi::datatype_view t) : view_base<B>(std::forward<U>(b)), t_(t) {}
+  MPI_Datatype mpi_type() const noexcept { return t_.native(); }
+
+private:
+  mpi::datatype_view t_;
+};
+
+inline auto with_auto_pool(type_pool& pool) {
+  return adaptor{[&pool]<class B>(B&& b) {
+    auto const t = pool.get<detail::element_t<B>>();
+    return with_pool_view<held_t<B>>(std::forward<B>(b), t);
+  }};
+}
+inline auto with_pool(type_pool const& pool) {
+  return adaptor{[&pool]<class B>(B&& b) {
+    using T = detail::element_t<B>;
+    auto const t = pool.find<T>();
+    if (!t)
+      mpi::detail::fail(MPI_ERR_TYPE, "anympi::views::with_pool",
+                        std::string("the pool has no datatype for ") + typeid(T).name() +
+                            " (with_auto_pool creates it on first use)");
+    return with_pool_view<held_t<B>>(std::forward<B>(b), *t);
+  }};
+}
+}  // namespace anympi::views
+
+template <class B>
+inline constexpr bool mpi::enable_borrowed_buffer<anympi::views::with_pool_view<B>> = anympi::views::detail::borrowed<B>;

@@ -9,6 +9,8 @@
 //   v | views::grow_only           the same, but a container only ever grows
 //   v | views::no_resize           the same, never resized (too small: MPI_ERR_TRUNCATE)
 //   v | views::resize_v            a varying buffer's container resized to fit its counts
+//   r | views::flatten_v           one block per process (a range of ranges) packed for alltoallv
+//   s | views::flatten_v(p)        the same from sparse (rank, block) pairs among p processes
 //
 // Each view holds the buffer it adapts (a reference to an lvalue, the object itself when given
 // an rvalue: held_t) and its one piece of metadata, answers the one accessor it is about, and
@@ -25,6 +27,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -354,6 +357,97 @@ public:
 };
 
 inline constexpr adaptor resize_v{[]<class B>(B&& b) { return resize_v_view<held_t<B>>(std::forward<B>(b)); }};
+
+// --- Blocks per process ----------------------------------------------------------------------
+
+// The send side of an alltoallv whose data is kept as one block per destination: the blocks
+// copied once, in rank order, into one vector the buffer owns, with int counts (what the
+// count exchange of infer() sends) and packed displacements.
+template <class T>
+class flattened_v {
+public:
+  flattened_v(std::vector<T> data, std::vector<int> counts)
+      : data_(std::move(data)), counts_(std::move(counts)), displs_(counts_.size()) {
+    std::exclusive_scan(counts_.begin(), counts_.end(), displs_.begin(), 0);
+  }
+  T* mpi_ptr() noexcept { return data_.data(); }
+  T const* mpi_ptr() const noexcept { return data_.data(); }
+  MPI_Count mpi_count() const noexcept { return static_cast<MPI_Count>(data_.size()); }
+  MPI_Datatype mpi_type() const { return mpi::datatype_of<T>(); }
+  std::span<int const> mpi_counts() const noexcept { return counts_; }
+  std::span<int const> mpi_displs() const noexcept { return displs_; }
+
+private:
+  std::vector<T> data_;
+  std::vector<int> counts_, displs_;
+};
+
+namespace detail {
+template <class R>
+concept block = std::ranges::sized_range<R> && mpi::mapped_type<std::ranges::range_value_t<R>>;
+template <class R>
+concept range_of_blocks = std::ranges::sized_range<R> && block<std::ranges::range_reference_t<R>>;
+template <class P>
+concept rank_and_block = requires(P const& p) {
+  { std::get<0>(p) } -> std::convertible_to<int>;
+  requires block<decltype(std::get<1>(p))>;
+};
+template <class R>
+concept rank_block_pairs = std::ranges::input_range<R> && rank_and_block<std::ranges::range_reference_t<R>>;
+
+inline int block_count(std::size_t n) {
+  if (!std::in_range<int>(n))
+    mpi::detail::fail(MPI_ERR_COUNT, "anympi::views::flatten_v",
+                      "a block of " + std::to_string(n) + " elements exceeds the int counts of alltoallv");
+  return static_cast<int>(n);
+}
+
+struct flatten_v_fn {
+  // One block per process, block i for process i.
+  template <range_of_blocks R>
+  friend auto operator|(R&& blocks, flatten_v_fn) {
+    using T = std::ranges::range_value_t<std::ranges::range_reference_t<R>>;
+    std::vector<int> counts;
+    counts.reserve(std::ranges::size(blocks));
+    std::size_t total = 0;
+    for (auto&& b : blocks) total += std::ranges::size(b), counts.push_back(block_count(std::ranges::size(b)));
+    std::vector<T> data;
+    data.reserve(total);
+    for (auto&& b : blocks) data.insert(data.end(), std::ranges::begin(b), std::ranges::end(b));
+    return flattened_v<T>(std::move(data), std::move(counts));
+  }
+  // (rank, block) pairs among `processes`: the ranks not named send nothing, a rank named more
+  // than once gets its blocks one after another, in the order given.
+  auto operator()(int processes) const {
+    return adaptor{[processes]<rank_block_pairs R>(R&& pairs) {
+      using T = std::ranges::range_value_t<decltype(std::get<1>(*std::ranges::begin(pairs)))>;
+      std::vector<std::size_t> sizes(static_cast<std::size_t>(processes));
+      for (auto&& p : pairs) {
+        int const r = std::get<0>(p);
+        if (r < 0 || r >= processes)
+          mpi::detail::fail(MPI_ERR_RANK, "anympi::views::flatten_v",
+                            "rank " + std::to_string(r) + " of a (rank, block) pair is not among the " +
+                                std::to_string(processes) + " processes");
+        sizes[static_cast<std::size_t>(r)] += std::ranges::size(std::get<1>(p));
+      }
+      std::vector<int> counts(sizes.size());
+      std::vector<std::size_t> at(sizes.size());
+      std::size_t total = 0;
+      for (std::size_t i = 0; i < sizes.size(); ++i) counts[i] = block_count(sizes[i]), at[i] = total, total += sizes[i];
+      std::vector<T> data(total);
+      for (auto&& p : pairs) {
+        auto const& b = std::get<1>(p);
+        auto& cursor = at[static_cast<std::size_t>(std::get<0>(p))];
+        std::ranges::copy(b, data.begin() + static_cast<std::ptrdiff_t>(cursor));
+        cursor += std::ranges::size(b);
+      }
+      return flattened_v<T>(std::move(data), std::move(counts));
+    }};
+  }
+};
+}  // namespace detail
+
+inline constexpr detail::flatten_v_fn flatten_v{};
 
 }  // namespace anympi::views
 

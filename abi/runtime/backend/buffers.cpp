@@ -99,6 +99,14 @@ std::shared_ptr<send_buffer> process_buffer;                     // guarded
 std::map<uintptr_t, std::shared_ptr<send_buffer>> comm_buffers;  // guarded
 std::atomic<bool> comm_buffers_exist{false};  // MPI_Comm_free pays one load until one is attached
 
+// The error of a call given a bad argument: "<function>: <what is wrong>".
+int bad_argument(errh_obj o, int abi_class, const char *fn, const char *what)
+{
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s: %s", fn, what);
+    return raise_error(o, abi_class, msg);
+}
+
 std::shared_ptr<send_buffer> *slot_of(MPI_Comm c)
 {
     if (c == MPI_COMM_NULL) return &process_buffer;
@@ -109,10 +117,8 @@ int attach(MPI_Comm c, errh_obj o, void *buffer, abi_Count size, const char *fn)
 {
     char msg[200];
     const bool automatic = buffer == reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC);
-    if (!automatic && (size < 0 || (size > 0 && !buffer))) {
-        std::snprintf(msg, sizeof msg, "%s: %s", fn, size < 0 ? "size is negative" : "buffer is NULL");
-        return raise_error(o, ABI_ERR_ARG, msg);
-    }
+    if (!automatic && (size < 0 || (size > 0 && !buffer)))
+        return bad_argument(o, ABI_ERR_ARG, fn, size < 0 ? "size is negative" : "buffer is NULL");
     std::lock_guard<std::mutex> g(buffers_mutex);
     std::shared_ptr<send_buffer> &slot = *slot_of(c);
     if (slot) {
@@ -131,11 +137,7 @@ int attach(MPI_Comm c, errh_obj o, void *buffer, abi_Count size, const char *fn)
 // Detaches after the messages in it are sent; no buffer attached: NULL and 0, as the MPIs answer.
 template <class Size> int detach(MPI_Comm c, void *buffer_addr, Size *size, const char *fn, errh_obj o)
 {
-    if (!buffer_addr || !size) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "%s: buffer_addr or size is NULL", fn);
-        return raise_error(o, ABI_ERR_ARG, msg);
-    }
+    if (!buffer_addr || !size) return bad_argument(o, ABI_ERR_ARG, fn, "buffer_addr or size is NULL");
     std::lock_guard<std::mutex> g(buffers_mutex);
     std::shared_ptr<send_buffer> *slot = slot_of(c);
     std::shared_ptr<send_buffer> b = std::move(*slot);
@@ -203,11 +205,7 @@ struct flush_request final : emulated_request {
 
 int iflush(MPI_Comm c, abi_Request *request, errh_obj o, const char *fn)
 {
-    if (!request) {
-        char msg[120];
-        std::snprintf(msg, sizeof msg, "%s: request is NULL", fn);
-        return raise_error(o, ABI_ERR_ARG, msg);
-    }
+    if (!request) return bad_argument(o, ABI_ERR_ARG, fn, "request is NULL");
     std::shared_ptr<send_buffer> b;
     unsigned long until = 0;
     {
@@ -312,11 +310,7 @@ struct buffered_request final : emulated_request {
 int ibsend(const void *buf, abi_Count count, abi_Datatype datatype, int dest, int tag, abi_Comm comm,
            abi_Request *request, const char *fn)
 {
-    if (!request) {
-        char msg[120];
-        std::snprintf(msg, sizeof msg, "%s: request is NULL", fn);
-        return raise_error(errh_of(comm), ABI_ERR_ARG, msg);
-    }
+    if (!request) return bad_argument(errh_of(comm), ABI_ERR_ARG, fn, "request is NULL");
     if (int rc = buffered_send(buf, count, datatype, dest, tag, comm, fn)) return rc;
     *request = adopt(std::make_unique<buffered_request>(false, buf, count, datatype, dest, tag, comm));
     return 0;
@@ -325,11 +319,9 @@ int ibsend(const void *buf, abi_Count count, abi_Datatype datatype, int dest, in
 int bsend_init(const void *buf, abi_Count count, abi_Datatype datatype, int dest, int tag, abi_Comm comm,
                abi_Request *request, const char *fn)
 {
-    char msg[160];
-    if (!request || count < 0) {
-        std::snprintf(msg, sizeof msg, "%s: %s", fn, request ? "count is negative" : "request is NULL");
-        return raise_error(errh_of(comm), request ? ABI_ERR_COUNT : ABI_ERR_ARG, msg);
-    }
+    if (!request || count < 0)
+        return bad_argument(errh_of(comm), request ? ABI_ERR_COUNT : ABI_ERR_ARG, fn,
+                            request ? "count is negative" : "request is NULL");
     *request = adopt(std::make_unique<buffered_request>(true, buf, count, datatype, dest, tag, comm));
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <optional>
 
 using namespace test;
@@ -118,6 +119,69 @@ TEST(LayerIresult, NonblockingCollectives) {
   EXPECT_EQ(a.wait().base(), (std::vector<int>{size(), size() * (size() - 1) / 2}));
   auto got = t.wait();
   for (int p = 0; p < size(); ++p) EXPECT_EQ(got[static_cast<std::size_t>(p)], p * 100 + rank());
+}
+
+// Move-assigning over an iresult that borrows rebinds it: neither borrowed buffer is written
+// (a tuple of references assigned would have copied b into a).
+TEST(LayerIresult, MoveAssignOverABorrowingOneWritesNoBuffer) {
+  std::vector<int> a{1, 2}, b{7, 8};
+  auto r = anympi::irecv(a, MPI_PROC_NULL, 0, world());
+  r = anympi::irecv(b, MPI_PROC_NULL, 0, world());
+  r.wait();
+  EXPECT_EQ(a, (std::vector<int>{1, 2}));
+  EXPECT_EQ(b, (std::vector<int>{7, 8}));
+  EXPECT_FALSE(r.valid());
+}
+
+// The nonblocking v-collectives, with counts given and with counts found (a blocking count
+// exchange first): the displacements they compute stay with the iresult until it completes,
+// so the call may return and the iresult move before the data arrives.
+TEST(LayerIresult, NonblockingRootedAndVCollectives) {
+  int const p = size(), me = rank(), root = p - 1;
+  auto g = anympi::igather(std::vector<int>{me, -me}, std::vector<int>{} | views::resize, root, world());
+  auto ag = anympi::iallgather(me, std::vector<int>(static_cast<std::size_t>(p)), world());
+  auto sc = anympi::iscatter(me == root ? iota(static_cast<std::size_t>(2 * p), 0) : std::vector<int>{},
+                             std::vector<int>(2), root, world());
+  auto rd = anympi::ireduce(std::vector<int>{me, 1}, std::vector<int>{} | views::resize, std::plus<>{}, root, world());
+  // Process q contributes q + 1 copies of q.
+  std::vector<int> mine(static_cast<std::size_t>(me + 1), me), counts(static_cast<std::size_t>(p));
+  std::iota(counts.begin(), counts.end(), 1);
+  auto agv = anympi::iallgatherv(mine, std::vector<int>{-1} | views::auto_counts | views::resize_v, world());
+  auto agv_known = anympi::iallgatherv(mine, std::vector<int>(static_cast<std::size_t>(p * (p + 1) / 2)) | views::with_counts(counts), world());
+  auto gv = anympi::igatherv(mine, std::vector<int>{} | views::auto_counts | views::resize_v, 0, world());
+  std::optional moved_gv{std::move(gv)};
+  // scatterv from the root: q + 1 elements of value 10 q to process q.
+  std::vector<int> all;
+  for (int q = 0; q < p; ++q) all.insert(all.end(), static_cast<std::size_t>(q + 1), 10 * q);
+  auto scv = anympi::iscatterv((me == root ? all : std::vector<int>{}) | views::with_counts(counts),
+                               std::vector<int>{} | views::resize, root, world());
+  // alltoallv: me + q + 1 elements of 100 me + q to process q, the counts exchanged.
+  std::vector<std::vector<int>> blocks;
+  for (int q = 0; q < p; ++q) blocks.emplace_back(static_cast<std::size_t>(me + q + 1), 100 * me + q);
+  auto a2a = anympi::ialltoallv(blocks | views::flatten_v, std::vector<int>{} | views::auto_counts | views::resize_v,
+                                world());
+
+  std::vector<int> gathered = std::move(g.wait()).base(), expect_g;
+  for (int q = 0; q < p; ++q) expect_g.insert(expect_g.end(), {q, -q});
+  EXPECT_EQ(gathered, me == root ? expect_g : std::vector<int>{});
+  EXPECT_EQ(ag.wait(), iota(static_cast<std::size_t>(p), 0));
+  EXPECT_EQ(sc.wait(), (std::vector<int>{2 * me, 2 * me + 1}));
+  std::vector<int> reduced = std::move(rd.wait()).base();
+  if (me == root) {
+    EXPECT_EQ(reduced, (std::vector<int>{p * (p - 1) / 2, p}));
+  }
+  std::vector<int> expect_v;
+  for (int q = 0; q < p; ++q) expect_v.insert(expect_v.end(), static_cast<std::size_t>(q + 1), q);
+  EXPECT_EQ(std::move(agv.wait()).base().base(), expect_v);
+  EXPECT_EQ(std::move(agv_known.wait()).base(), expect_v);
+  std::vector<int> at_root = std::move(moved_gv->wait()).base().base();
+  if (me == 0) {
+    EXPECT_EQ(at_root, expect_v);
+  }
+  EXPECT_EQ(std::move(scv.wait()).base(), std::vector<int>(static_cast<std::size_t>(me + 1), 10 * me));
+  std::vector<int> expect_a2a;
+  for (int q = 0; q < p; ++q) expect_a2a.insert(expect_a2a.end(), static_cast<std::size_t>(q + me + 1), 100 * q + me);
+  EXPECT_EQ(std::move(a2a.wait()).base().base(), expect_a2a);
 }
 
 }  // namespace

@@ -15,12 +15,42 @@
 #include <anympi/iresult.hpp>
 #include <anympi/views.hpp>
 
+#include <numeric>
+#include <ranges>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace anympi {
 
 namespace detail {
 inline mpi::comm_view view_of(mpi::comm_handle auto const& comm) { return mpi::comm_view(mpi::handle(comm)); }
+
+// The displacements a nonblocking v-collective keeps until it completes (MPI may read them
+// until then), of the buffer's count type: packed ones where the buffer has none.
+template <class B>
+struct kept_displs {
+  using type = std::vector<int>;
+};
+template <class B>
+  requires views::detail::has_counts<B>
+struct kept_displs<B> {
+  using type = std::vector<std::remove_cvref_t<std::ranges::range_value_t<decltype(mpi::counts(std::declval<B const&>()))>>>;
+};
+template <class B>
+using kept_displs_t = typename kept_displs<std::remove_reference_t<held_t<B>>>::type;
+
+template <class B, class D>
+decltype(auto) with_kept_displs(B& b, D& d) {
+  if constexpr (views::detail::has_displs<B>) {
+    return (b);
+  } else {
+    auto const& c = mpi::counts(b);
+    d.assign(std::ranges::size(c), 0);
+    std::exclusive_scan(std::ranges::begin(c), std::ranges::end(c), d.begin(), typename D::value_type{0});
+    return b | views::with_displs(d);
+  }
+}
 
 // A varying buffer as the core takes it: with its displacements, packed where it has none.
 template <class B>
@@ -129,10 +159,12 @@ held_t<R> allreduce(S&& s, R&& recv, Op const& op, C const& comm) {
   return r;
 }
 
-// Nonblocking collectives: infer() runs where it needs no communication (the receive count
-// of ialltoall and iallreduce is the send count); a bcast whose count is deferred would need
-// a blocking exchange first, so ibcast refuses one. wait() hands back the receive buffer
-// where it is owned; an owned send buffer is kept until completion.
+// Nonblocking collectives: wait() hands back the receive buffer where it is owned; an owned
+// send buffer is kept until completion. infer() runs before the operation starts: where it
+// needs no communication (a whole-message receive count is the send count) the call does not
+// block; the v-collectives' deferred counts (views::auto_counts) and scatter's are found by a
+// blocking count exchange first, the data then moves nonblocking. A bcast whose count is
+// deferred would need the same, and ibcast refuses one instead, as irecv does.
 template <class B, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::data_buffer<held_t<B>&> && (!deferred_count<B>)
 [[nodiscard]] iresult<B> ibcast(B&& buf, Rt const& root, C const& comm) {
@@ -162,6 +194,105 @@ template <mpi::send_buffer S, class R, mpi::op_handle Op, mpi::comm_handle C>
         return mpi::iallreduce(sb, r, op, comm);
       },
       std::forward<R>(recv), std::forward<S>(s));
+}
+
+template <mpi::send_buffer S, class R, mpi::op_handle Op, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> ireduce(S&& s, R&& recv, Op const& op, Rt const& root, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(reduce_op{mpi::to_rank(root)}, detail::view_of(comm), sb, r);
+        return mpi::ireduce(sb, r, op, root, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> igather(S&& s, R&& recv, Rt const& root, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(gather_op{mpi::to_rank(root)}, detail::view_of(comm), sb, r);
+        return mpi::igather(sb, r, root, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+template <mpi::send_buffer S, class R, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> iallgather(S&& s, R&& recv, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(allgather_op{}, detail::view_of(comm), sb, r);
+        return mpi::iallgather(sb, r, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> iscatter(S&& s, R&& recv, Rt const& root, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(scatter_op{mpi::to_rank(root)}, detail::view_of(comm), sb, r);
+        return mpi::iscatter(sb, r, root, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
+[[nodiscard]] iresult<R, S, detail::kept_displs_t<R>> igatherv(S&& s, R&& recv, Rt const& root, C const& comm) {
+  using D = detail::kept_displs_t<R>;
+  return iresult<R, S, D>(
+      std::in_place,
+      [&](auto& r, auto& sb, D& d) {
+        infer(gatherv_op{mpi::to_rank(root)}, detail::view_of(comm), sb, r);
+        return mpi::igatherv(sb, detail::with_kept_displs(r, d), root, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s), D{});
+}
+
+template <mpi::send_buffer S, class R, mpi::comm_handle C>
+[[nodiscard]] iresult<R, S, detail::kept_displs_t<R>> iallgatherv(S&& s, R&& recv, C const& comm) {
+  using D = detail::kept_displs_t<R>;
+  return iresult<R, S, D>(
+      std::in_place,
+      [&](auto& r, auto& sb, D& d) {
+        infer(allgatherv_op{}, detail::view_of(comm), sb, r);
+        return mpi::iallgatherv(sb, detail::with_kept_displs(r, d), comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s), D{});
+}
+
+template <class S, class R, mpi::rank_like Rt, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S, detail::kept_displs_t<S>> iscatterv(S&& s, R&& recv, Rt const& root, C const& comm) {
+  using D = detail::kept_displs_t<S>;
+  return iresult<R, S, D>(
+      std::in_place,
+      [&](auto& r, auto& sb, D& d) {
+        infer(scatterv_op{mpi::to_rank(root)}, detail::view_of(comm), sb, r);
+        return mpi::iscatterv(detail::with_kept_displs(sb, d), r, root, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s), D{});
+}
+
+template <class S, class R, mpi::comm_handle C>
+[[nodiscard]] iresult<R, S, detail::kept_displs_t<R>, detail::kept_displs_t<S>> ialltoallv(S&& s, R&& recv,
+                                                                                           C const& comm) {
+  using DR = detail::kept_displs_t<R>;
+  using DS = detail::kept_displs_t<S>;
+  return iresult<R, S, DR, DS>(
+      std::in_place,
+      [&](auto& r, auto& sb, DR& dr, DS& ds) {
+        infer(alltoallv_op{}, detail::view_of(comm), sb, r);
+        return mpi::ialltoallv(detail::with_kept_displs(sb, ds), detail::with_kept_displs(r, dr), comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s), DR{}, DS{});
 }
 
 }  // namespace anympi

@@ -50,12 +50,12 @@ public:
     req_ = std::apply(std::forward<Start>(start), *p_);
   }
 
-  iresult(iresult&& o) noexcept : req_(std::move(o.req_)), p_(std::exchange(o.p_, storage{})) {}
+  iresult(iresult&& o) noexcept : req_(std::move(o.req_)), p_(std::move(o.p_)) { o.p_.reset(); }
   iresult& operator=(iresult&& o) noexcept {
     if (this != &o) {
       complete_quietly();
       req_ = std::move(o.req_);
-      p_ = std::exchange(o.p_, storage{});
+      take(o.p_);
     }
     return *this;
   }
@@ -92,8 +92,20 @@ private:
     else throw std::logic_error("anympi::iresult: wait() on an empty iresult (moved from or handed back)");
   }
   value_type hand_back() {
-    auto p = std::exchange(p_, storage{});
+    auto p = std::move(p_);
+    p_.reset();
     if constexpr (!std::is_void_v<value_type>) return std::move(std::get<0>(*p));
+  }
+  // Takes another iresult's buffers. Borrowed ones are a tuple of references, which assignment
+  // would write through (into the buffers this one borrowed): they are bound anew instead.
+  void take(storage& from) noexcept {
+    p_.reset();
+    if constexpr (owns) {
+      p_ = std::move(from);
+    } else if (from) {
+      p_.emplace(std::move(*from));
+      from.reset();
+    }
   }
   void complete_quietly() noexcept {
     if (p_ && !req_.is_null()) {

@@ -1,4 +1,4 @@
-// The mpi:: core: C++20 bindings for two-sided and one-sided MPI over any mpi.h.
+// The mpi:: core: C++20 bindings for two-sided and one-sided MPI and MPI-IO over any mpi.h.
 // See docs/cxx-core.md.
 #pragma once
 
@@ -37,3 +37,4 @@
 #include <mpi/topology.hpp>
 #include <mpi/neighborhood.hpp>
 #include <mpi/one_sided.hpp>
+#include <mpi/file.hpp>

@@ -42,6 +42,12 @@ public:
     MPI_CXX_CALL(MPI_Win_create_errhandler, fn, &h);
     return from_native(h);
   }
+  // A file error handler from a C callback (file.hpp: file::set_errhandler).
+  static errhandler create_for_file(MPI_File_errhandler_function* fn) {
+    MPI_Errhandler h;
+    MPI_CXX_CALL(MPI_File_create_errhandler, fn, &h);
+    return from_native(h);
+  }
 #if MPI_CXX_HAS_SESSIONS
   static errhandler create_for_session(MPI_Session_errhandler_function* fn) {
     MPI_Errhandler h;

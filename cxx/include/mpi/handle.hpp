@@ -27,7 +27,8 @@ template <class T>
 concept native_handle =
     std::same_as<T, MPI_Comm> || std::same_as<T, MPI_Group> || std::same_as<T, MPI_Datatype> ||
     std::same_as<T, MPI_Op> || std::same_as<T, MPI_Request> || std::same_as<T, MPI_Info> ||
-    std::same_as<T, MPI_Errhandler> || std::same_as<T, MPI_Message> || std::same_as<T, MPI_Win>
+    std::same_as<T, MPI_Errhandler> || std::same_as<T, MPI_Message> || std::same_as<T, MPI_Win> ||
+    std::same_as<T, MPI_File>
 #if MPI_CXX_HAS_SESSIONS
     || std::same_as<T, MPI_Session>
 #endif
@@ -92,6 +93,7 @@ struct errhandler_kind;
 struct message_kind;
 struct session_kind;
 struct win_kind;
+struct file_kind;
 
 template <class T>
 struct handle_kind_of {
@@ -127,6 +129,8 @@ concept errhandler_handle =
     convertible_to_mpi_handle<T, MPI_Errhandler> && detail::kind_allows<T, detail::errhandler_kind>;
 template <class T>
 concept win_handle = convertible_to_mpi_handle<T, MPI_Win> && detail::kind_allows<T, detail::win_kind>;
+template <class T>
+concept file_handle = convertible_to_mpi_handle<T, MPI_File> && detail::kind_allows<T, detail::file_kind>;
 template <class T>
 concept request_handle_ptr =
     convertible_to_mpi_handle_ptr<T, MPI_Request> && detail::kind_allows<T, detail::request_kind>;

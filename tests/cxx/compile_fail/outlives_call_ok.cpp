@@ -195,3 +195,57 @@ void rma_calls(mpi::win_view wv) {
   wv.put(std::span<int const>(v), {1, 0, 4, MPI_INT});
   wv.fetch_and_op(one, old, {0, 0}, plus<>{});
 }
+
+// Parallel I/O: every nonblocking access and every split collective _begin follows the rule
+// (MPI reads or writes the buffer until the request completes or the _end returns); the
+// blocking accesses take a temporary.
+mpi::file_view& file();
+#define FILE_TAKES(B, fn, ...)                                                              \
+  [](auto t) {                                                                              \
+    using Arg = typename decltype(t)::type;                                                 \
+    return requires(Arg (&x)()) { file().fn(__VA_ARGS__); };                                \
+  }(std::type_identity<B>{})
+#define FILE_OUTLIVES(fn, ...)                                                              \
+  static_assert(FILE_TAKES(vec&, fn, __VA_ARGS__) && FILE_TAKES(span, fn, __VA_ARGS__) &&   \
+                    !FILE_TAKES(vec, fn, __VA_ARGS__),                                      \
+                #fn)
+#define FILE_BLOCKING(fn, ...) static_assert(FILE_TAKES(vec, fn, __VA_ARGS__), #fn " on a temporary")
+FILE_OUTLIVES(iread, x());
+FILE_OUTLIVES(iwrite, x());
+FILE_OUTLIVES(iread_at, 0, x());
+FILE_OUTLIVES(iwrite_at, 0, x());
+FILE_OUTLIVES(iread_shared, x());
+FILE_OUTLIVES(iwrite_shared, x());
+FILE_OUTLIVES(iread_all, x());
+FILE_OUTLIVES(iwrite_all, x());
+FILE_OUTLIVES(iread_at_all, 0, x());
+FILE_OUTLIVES(iwrite_at_all, 0, x());
+FILE_OUTLIVES(read_all_begin, x());
+FILE_OUTLIVES(write_all_begin, x());
+FILE_OUTLIVES(read_at_all_begin, 0, x());
+FILE_OUTLIVES(write_at_all_begin, 0, x());
+FILE_OUTLIVES(read_ordered_begin, x());
+FILE_OUTLIVES(write_ordered_begin, x());
+FILE_BLOCKING(read, x());
+FILE_BLOCKING(write, x());
+FILE_BLOCKING(read_at, 0, x());
+FILE_BLOCKING(write_at, 0, x());
+FILE_BLOCKING(read_shared, x());
+FILE_BLOCKING(write_shared, x());
+FILE_BLOCKING(read_all, x());
+FILE_BLOCKING(write_all, x());
+FILE_BLOCKING(read_at_all, 0, x());
+FILE_BLOCKING(write_at_all, 0, x());
+FILE_BLOCKING(read_ordered, x());
+FILE_BLOCKING(write_ordered, x());
+FILE_BLOCKING(write_all_end, x());
+
+void io_calls(mpi::file_view fh) {
+  std::vector<int> v(4, 1);
+  mpi::request r = fh.iwrite_at(0, v);
+  r.wait();
+  r = fh.iread(std::span(v));
+  r.wait();
+  fh.write_all_begin(std::span<int const>(v));
+  fh.write_all_end(v);
+}

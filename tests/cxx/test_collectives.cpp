@@ -430,3 +430,30 @@ TEST(NeighborW, Alltoallw) {
     EXPECT_EQ(e.error_class(), MPI_ERR_TOPOLOGY);
   }
 }
+
+// The paper's defaults: send(buf, dest) and recv(buf, source) with tag 0, bcast(buf) from
+// root 0, allreduce(s, r, op) and barrier(), all on MPI_COMM_WORLD.
+TEST(PaperDefaults, SendRecvBcastAllreduceBarrier) {
+  std::vector<int> got(2, -1);
+  auto req = mpi::irecv(got, prev(), 0, world());
+  mpi::send(std::vector<int>{rank(), 7}, next());
+  req.wait();
+  EXPECT_EQ(got, (std::vector<int>{prev(), 7}));
+
+  std::vector<int> out{rank() * 3};
+  auto sent = mpi::isend(out, next(), 0, world());
+  std::vector<int> in(1, -1);
+  auto const st = mpi::recv(in, prev());
+  sent.wait();
+  EXPECT_EQ(in[0], prev() * 3);
+  EXPECT_EQ(st.tag(), 0);
+  EXPECT_EQ(st.source(), prev());
+
+  std::vector<int> b = rank() == 0 ? std::vector<int>{5, 6} : std::vector<int>{0, 0};
+  mpi::bcast(b);
+  EXPECT_EQ(b, (std::vector<int>{5, 6}));
+  int sum = 0;
+  mpi::allreduce(rank() + 1, sum, std::plus<>{});
+  EXPECT_EQ(sum, size() * (size() + 1) / 2);
+  mpi::barrier();
+}

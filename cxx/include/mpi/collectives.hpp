@@ -197,6 +197,18 @@ MPI_CXX_REDUCTION_VARIANTS_(reduce_scatter_block, reduce_scatter, (send_buffer S
 MPI_CXX_REDUCTION_VARIANTS_(reduce_scatter, reduce_scatter, (send_buffer S, recv_buffer R, cnt_range K),
                             (S&& s, R&& r, K&& recvcounts), (s, r), (), (, recvcounts), (S, R, K))
 
+// The paper's defaults: MPI_COMM_WORLD, and root 0 for bcast.
+inline void barrier() { mpi::barrier(comm_world()); }
+template <data_buffer B>
+void bcast(B&& buf) {
+  mpi::bcast(std::forward<B>(buf), 0, comm_world());
+}
+template <send_buffer S, recv_buffer R, class Op>
+  requires detail::reduction_for<Op, detail::element_type_t<R>>
+void allreduce(S&& s, R&& r, Op const& op) {
+  mpi::allreduce(std::forward<S>(s), std::forward<R>(r), op, comm_world());
+}
+
 // MPI_Reduce_local: inout[i] = op(in[i], inout[i]).
 template <send_buffer S, recv_buffer R, class Op>
   requires detail::reduction_for<Op, detail::element_type_t<R>>

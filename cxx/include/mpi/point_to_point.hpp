@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <span>
+#include <utility>
 
 namespace mpi {
 
@@ -70,28 +71,65 @@ auto sendrecv_replace(MPI_Status* st, B& buf, RD const& dest, TS const& sendtag,
 // inactive persistent request: start it with mpi::start / mpi::start_all (or
 // request.start()) and complete it with wait/test, as often as wanted. The nonblocking and
 // persistent forms take no temporary buffer (buffer_outlives_call, buffer.hpp).
-#define MPI_CXX_SEND_FORMS_(name)                                                                   \
-  template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
-  void name(S&& buf, R const& dest, T const& tag, C const& comm) {                                 \
-    detail::p2p<detail::mode::blocking>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, comm); \
-  }                                                                                                 \
-  template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
-    requires buffer_outlives_call<S>                                                                \
-  [[nodiscard]] request i##name(S&& buf, R const& dest, T const& tag, C const& comm) {             \
-    return detail::p2p<detail::mode::nonblocking>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, \
-                                                  comm);                                            \
-  }                                                                                                 \
-  template <send_buffer S, rank_like R, tag_like T, comm_handle C>                                  \
-    requires buffer_outlives_call<S>                                                                \
-  [[nodiscard]] request name##_init(S&& buf, R const& dest, T const& tag, C const& comm) {         \
-    return detail::p2p<detail::mode::persistent>(detail::name##_forms, detail::send_tail{}, buf, dest, tag, \
-                                                 comm);                                             \
-  }
-MPI_CXX_SEND_FORMS_(send)
-MPI_CXX_SEND_FORMS_(bsend)
-MPI_CXX_SEND_FORMS_(ssend)
-MPI_CXX_SEND_FORMS_(rsend)
-#undef MPI_CXX_SEND_FORMS_
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+void send(S&& buf, R const& dest, T const& tag, C const& comm) {
+  detail::p2p<detail::mode::blocking>(detail::send_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<S>
+[[nodiscard]] request isend(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::nonblocking>(detail::send_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<S>
+[[nodiscard]] request send_init(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::persistent>(detail::send_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+void bsend(S&& buf, R const& dest, T const& tag, C const& comm) {
+  detail::p2p<detail::mode::blocking>(detail::bsend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<S>
+[[nodiscard]] request ibsend(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::nonblocking>(detail::bsend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<S>
+[[nodiscard]] request bsend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::persistent>(detail::bsend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+void ssend(S&& buf, R const& dest, T const& tag, C const& comm) {
+  detail::p2p<detail::mode::blocking>(detail::ssend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<S>
+[[nodiscard]] request issend(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::nonblocking>(detail::ssend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<S>
+[[nodiscard]] request ssend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::persistent>(detail::ssend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+void rsend(S&& buf, R const& dest, T const& tag, C const& comm) {
+  detail::p2p<detail::mode::blocking>(detail::rsend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<S>
+[[nodiscard]] request irsend(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::nonblocking>(detail::rsend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
+template <send_buffer S, rank_like R, tag_like T, comm_handle C>
+  requires buffer_outlives_call<S>
+[[nodiscard]] request rsend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
+  return detail::p2p<detail::mode::persistent>(detail::rsend_forms, detail::send_tail{}, buf, dest, tag, comm);
+}
 
 // recv fills `st` (an mpi::status, an MPI_Status or mpi::status_ignore), or returns the status.
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C, detail::status_out St>
@@ -112,6 +150,16 @@ template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<B>
 [[nodiscard]] request recv_init(B&& buf, R const& source, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::persistent>(detail::recv_forms, detail::recv_tail{}, buf, source, tag, comm);
+}
+
+// The paper's defaults: tag 0 on MPI_COMM_WORLD.
+template <send_buffer S, rank_like R>
+void send(S&& buf, R const& dest) {
+  mpi::send(std::forward<S>(buf), dest, 0, comm_world());
+}
+template <recv_buffer B, rank_like R>
+status recv(B&& buf, R const& source) {
+  return mpi::recv(std::forward<B>(buf), source, 0, comm_world());
 }
 
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C,

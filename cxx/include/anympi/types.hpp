@@ -18,6 +18,11 @@
 //
 // Boost.PFR cannot reflect aggregates with base classes or C array members: list their
 // fields with anympi::fields, or use std::array members.
+//
+// A pool of one's own instead of default_type_pool(): v | views::with_auto_pool(pool) (the
+// datatype created in pool on first use) or v | views::with_pool(pool) (it must be there).
+// The paper's spelling, a specialization of anympi::types::mpi_type_traits<T> deriving from
+// anympi::types::struct_type<T> (or with a make() of its own), is honoured by every pool.
 #pragma once
 
 #include <mpi.hpp>

@@ -86,24 +86,25 @@ concept pfr_candidate = std::is_aggregate_v<T> && !std::is_array_v<T> && !std::i
                         std::is_trivially_copyable_v<T> && std::is_default_constructible_v<T> &&
                         !is_std_array<T> && !is_value_index<T>;
 
-template <class T, std::size_t... I>
-constexpr bool pfr_fields_mapped(std::index_sequence<I...>) {
-  return (byte_copyable_mapped<boost::pfr::tuple_element_t<I, T>> && ...);
+// Whether every element of T (std::tuple_element_t or boost::pfr::tuple_element_t) is mapped.
+// A function, not a lambda in a concept: nvcc 13's front end rewrites such a lambda into code
+// the host compiler rejects.
+template <template <std::size_t, class> class element_t, class T, std::size_t... I>
+constexpr bool elements_mapped(std::index_sequence<I...>) {
+  return (byte_copyable_mapped<element_t<I, T>> && ...);
 }
 
 template <class T>
 concept reflectable_aggregate =
     pfr_candidate<T> && (boost::pfr::tuple_size_v<T> > 0) &&
-    pfr_fields_mapped<T>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+    elements_mapped<boost::pfr::tuple_element_t, T>(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
 
 template <class T>
 concept array_of_mapped = is_std_array<T> && byte_copyable_mapped<typename T::value_type>;
 
 template <class T>
-concept pair_or_tuple_of_mapped = is_pair_or_tuple<T> && (std::tuple_size_v<T> > 0) && []<std::size_t... I>(
-                                                              std::index_sequence<I...>) {
-  return (byte_copyable_mapped<std::tuple_element_t<I, T>> && ...);
-}(std::make_index_sequence<std::tuple_size_v<T>>{});
+concept pair_or_tuple_of_mapped = is_pair_or_tuple<T> && (std::tuple_size_v<T> > 0) &&
+                                  elements_mapped<std::tuple_element_t, T>(std::make_index_sequence<std::tuple_size_v<T>>{});
 
 // Calls f on each field of obj, in declaration order.
 template <class T, class F>

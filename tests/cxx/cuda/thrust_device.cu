@@ -1,9 +1,6 @@
 // Compiled, never run (the build machines have no GPU): anympi/thrust.hpp under Thrust's CUDA
 // device system, where a device_vector is a buffer whose address is a device pointer.
-#include <mpi.hpp>
-#include <anympi/collectives.hpp>
-#include <anympi/point_to_point.hpp>
-#include <anympi/views.hpp>
+#include <anympi.hpp>
 #include <anympi/thrust.hpp>
 
 static_assert(THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA);
@@ -19,3 +16,13 @@ void exchange(thrust::device_vector<float>& d, int peer, mpi::comm_view comm) {
   anympi::sendrecv(d, peer, 0, thrust::device_vector<float>{} | anympi::views::resize, peer, 0, comm);
   anympi::allreduce(d, thrust::device_vector<float>(d.size()), std::plus<>{}, comm);
 }
+
+// The automatic types of <anympi.hpp> under nvcc's front end (a tuple's concept, a struct's).
+struct particle {
+  double x, y;
+  int id;
+};
+static_assert(anympi::derivable_type<std::pair<int, double>>);
+static_assert(anympi::derivable_type<std::tuple<int, float, char>>);
+static_assert(anympi::derivable_type<particle>);
+void send_particles(std::vector<particle> const& v, int peer, mpi::comm_view comm) { anympi::send(v, peer, 0, comm); }

@@ -45,9 +45,7 @@ decltype(auto) with_kept_displs(B& b, D& d) {
   if constexpr (views::detail::has_displs<B>) {
     return (b);
   } else {
-    auto const& c = mpi::counts(b);
-    d.assign(std::ranges::size(c), 0);
-    std::exclusive_scan(std::ranges::begin(c), std::ranges::end(c), d.begin(), typename D::value_type{0});
+    views::detail::pack_displs(mpi::counts(b), d);
     return b | views::with_displs(d);
   }
 }

@@ -59,6 +59,13 @@ decltype(auto) container_of(B& b) {
   if constexpr (view<B>) return container_of(b.base());
   else return (b);
 }
+
+// Displacements that pack the blocks one after another: the exclusive prefix sum of counts.
+template <class C, class D>
+void pack_displs(C const& counts, D& displs) {
+  displs.assign(std::ranges::size(counts), typename D::value_type{0});
+  std::exclusive_scan(std::ranges::begin(counts), std::ranges::end(counts), displs.begin(), typename D::value_type{0});
+}
 }  // namespace detail
 
 // The pass-through every view starts from: all accessors of the core's buffer model, and the
@@ -265,11 +272,7 @@ public:
   template <class U>
   explicit auto_displs_view(U&& b) : view_base<B>(std::forward<U>(b)) {}
   std::span<count_type const> mpi_displs() const {
-    if (!d_) {
-      auto const& c = mpi::counts(this->base_);
-      d_.emplace(std::ranges::size(c));
-      std::exclusive_scan(std::ranges::begin(c), std::ranges::end(c), d_->begin(), count_type{0});
-    }
+    if (!d_) detail::pack_displs(mpi::counts(this->base_), d_.emplace());
     return *d_;
   }
   std::span<int> mpi_counts_to_fill(std::size_t p)
@@ -367,8 +370,8 @@ template <class T>
 class flattened_v {
 public:
   flattened_v(std::vector<T> data, std::vector<int> counts)
-      : data_(std::move(data)), counts_(std::move(counts)), displs_(counts_.size()) {
-    std::exclusive_scan(counts_.begin(), counts_.end(), displs_.begin(), 0);
+      : data_(std::move(data)), counts_(std::move(counts)) {
+    detail::pack_displs(counts_, displs_);
   }
   T* mpi_ptr() noexcept { return data_.data(); }
   T const* mpi_ptr() const noexcept { return data_.data(); }

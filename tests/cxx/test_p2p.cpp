@@ -186,6 +186,49 @@ TEST(Errors, BadArgumentsDetectedByTheBindings) {
   EXPECT_EQ(mpi::mpi_error{MPI_ERR_TRUNCATE}.error_class(), MPI_ERR_TRUNCATE);
 }
 
+namespace {
+int binding_handler_calls = 0;
+int binding_handler_class = MPI_SUCCESS;
+void recording_handler(MPI_Comm*, int* code, ...) {
+  ++binding_handler_calls;
+  MPI_Error_class(*code, &binding_handler_class);
+}
+}  // namespace
+
+// An error the bindings detect goes through the MPI error handler, as one MPI detects would:
+// the communicator's where it concerns the communicator, else MPI_COMM_SELF's; a handler that
+// returns makes it an exception. Throwing without calling the handler fails here.
+TEST(Errors, BindingErrorsGoThroughTheHandler) {
+  mpi::errhandler eh = mpi::errhandler::create_for_comm(&recording_handler);
+  binding_handler_calls = 0;
+  mpi::comm_self().set_errhandler(eh);
+  try {
+    (void)mpi::to_rank(std::size_t(1) << 40);
+    ADD_FAILURE() << "a rank beyond int was accepted";
+  } catch (mpi::mpi_error const& e) {
+    EXPECT_EQ(e.error_class(), MPI_ERR_RANK);
+    EXPECT_NE(std::string(e.what()).find("does not fit in int"), std::string::npos);
+  }
+  EXPECT_EQ(binding_handler_calls, 1);
+  EXPECT_EQ(binding_handler_class, MPI_ERR_RANK);
+  mpi::comm_self().set_errhandler(mpi::errors_return);
+
+  // A neighborhood collective on a communicator without a topology: its own handler, not SELF's.
+  mpi::comm c = mpi::comm_world().dup();
+  c.set_errhandler(eh);
+  binding_handler_calls = 0;
+  binding_handler_class = MPI_SUCCESS;
+  std::vector<int> one(1), none;
+  try {
+    mpi::neighbor_allgather(one, none, c);
+    ADD_FAILURE() << "a neighborhood collective without a topology was accepted";
+  } catch (mpi::mpi_error const& e) {
+    EXPECT_EQ(e.error_class(), MPI_ERR_TOPOLOGY);
+  }
+  EXPECT_EQ(binding_handler_calls, 1);
+  EXPECT_EQ(binding_handler_class, MPI_ERR_TOPOLOGY);
+}
+
 TEST(Errors, LargeCountIsNeverNarrowed) {
   // A buffer claiming more than INT_MAX elements: with the _c bindings MPI sees the true
   // count (and rejects the send to an invalid rank before touching memory); without them

@@ -2,13 +2,15 @@
 //
 // MPI only returns an error code when the error handler of the object involved is
 // MPI_ERRORS_RETURN (or a user handler that returns); under the default
-// MPI_ERRORS_ARE_FATAL the program is aborted inside MPI. Ask for exceptions with
+// MPI_ERRORS_ARE_FATAL the program is aborted inside MPI, and so it is for the errors the
+// bindings detect (detail::fail). Ask for exceptions with
 //   mpi::environment env(argc, argv, mpi::errors_return);     // world + self
 //   mpi::comm_world().set_errhandler(mpi::errors_return);     // one communicator
 #pragma once
 
 #include <mpi/config.hpp>
 
+#include <cstdio>
 #include <exception>
 #include <string>
 
@@ -54,10 +56,36 @@ inline void check(int err, char const* function) {
 }
 
 // Errors detected by the bindings themselves (a count that cannot be represented, a buffer
-// whose size does not divide by the group size, a feature the MPI underneath lacks) are
-// reported exactly like errors from MPI: an MPI error class, the procedure and the argument.
-[[noreturn]] inline void fail(int error_class, char const* function, std::string detail) {
-  throw mpi_error(error_class, function, std::move(detail));
+// whose size does not divide by the group size, a feature the MPI underneath lacks) follow
+// the MPI configuration exactly like errors MPI detects (the paper's rule): they are raised
+// through the error handler of the communicator of the call, or of MPI_COMM_SELF where the
+// call has none (MPI-4.0 §9.3's place for errors tied to no object). Under
+// MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT the program ends there, after the message with the
+// argument is printed (MPI's own text knows only the class); under MPI_ERRORS_RETURN, or a
+// user handler that returns, the error is thrown as mpi_error, as a returned code would be.
+// Before MPI_Init and after MPI_Finalize no handler can be called: it is thrown.
+[[noreturn]] inline void fail(int error_class, char const* function, std::string detail, MPI_Comm comm = MPI_COMM_SELF) {
+  mpi_error e(error_class, function, std::move(detail));
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+  if (initialized && !finalized && comm != MPI_COMM_NULL && MPI_Comm_get_errhandler(comm, &h) == MPI_SUCCESS) {
+    bool const returns = h == MPI_ERRORS_RETURN;
+    bool const fatal = h == MPI_ERRORS_ARE_FATAL
+#if MPI_VERSION >= 4
+                       || h == MPI_ERRORS_ABORT
+#endif
+        ;
+    // The reference MPI_Comm_get_errhandler gave; predefined handlers are never freed (as in
+    // errhandler.hpp).
+    if (!returns && !fatal) MPI_Errhandler_free(&h);
+    if (!returns) {
+      if (fatal) std::fprintf(stderr, "%s\n", e.what());
+      MPI_Comm_call_errhandler(comm, e.code());
+    }
+  }
+  throw e;
 }
 
 [[noreturn]] inline void unsupported(char const* function) {

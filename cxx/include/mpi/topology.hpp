@@ -208,7 +208,7 @@ inline std::pair<int, int> neighbor_degrees(MPI_Comm c) {
     MPI_CXX_CALL(MPI_Dist_graph_neighbors_count, c, &in, &out, &w);
     return {in, out};
   }
-  fail(MPI_ERR_TOPOLOGY, "neighborhood collective", "the communicator has no topology");
+  fail(MPI_ERR_TOPOLOGY, "neighborhood collective", "the communicator has no topology", c);
 }
 }  // namespace detail
 

@@ -1117,8 +1117,8 @@ ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, MPI_Ireduce_scatter, errh_of(comm), t
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_UNSUPPORTED(MPI_Register_datarep, errh_self(), "not yet converted: read_conversion_fn: callback")
-ANYMPI_UNSUPPORTED(MPI_Register_datarep_c, errh_self(), "not yet converted: read_conversion_fn: callback")
+ANYMPI_UNSUPPORTED(MPI_Register_datarep, errh_self(), "neither MPI can use a user data representation (measured: MPI_File_set_view refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi in every file read and write: not built")
+ANYMPI_UNSUPPORTED(MPI_Register_datarep_c, errh_self(), "neither MPI can use a user data representation (measured: MPI_File_set_view refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi in every file read and write: not built")
 ANYMPI_FWD_AS(MPI_Request_get_status, (c_hin(request), flag, c_st_out(status)))
 ANYMPI_UNSUPPORTED(MPI_Request_get_status_any, errh_self(), "MPI-5.0: must skip inactive persistent requests, but the MPI underneath cannot say whether one of its persistent requests is inactive or active and complete (MPI_Request_get_status answers true for both)")
 ANYMPI_UNSUPPORTED(MPI_Request_get_status_some, errh_self(), "MPI-5.0: must skip inactive persistent requests, but the MPI underneath cannot say whether one of its persistent requests is inactive or active and complete (MPI_Request_get_status answers true for both)")

@@ -229,6 +229,20 @@ TEST(Errors, BindingErrorsGoThroughTheHandler) {
   EXPECT_EQ(binding_handler_class, MPI_ERR_TOPOLOGY);
 }
 
+// The message names the procedure once, also when the MPI's string already starts with it (as
+// anympi's runtime writes its own errors: "MPI_Register_datarep: neither MPI ...").
+TEST(Errors, MessageNamesTheProcedureOnce) {
+  int cls = 0, named = 0, plain = 0;
+  MPI_CXX_CALL(MPI_Add_error_class, &cls);
+  MPI_CXX_CALL(MPI_Add_error_code, cls, &named);
+  MPI_CXX_CALL(MPI_Add_error_code, cls, &plain);
+  MPI_CXX_CALL(MPI_Add_error_string, named, "MPI_Send: the runtime's own text");
+  MPI_CXX_CALL(MPI_Add_error_string, plain, "an MPI's text");
+  EXPECT_STREQ(mpi::mpi_error(named, "MPI_Send").what(), "MPI_Send: the runtime's own text");
+  EXPECT_STREQ(mpi::mpi_error(plain, "MPI_Send").what(), "MPI_Send: an MPI's text");
+  EXPECT_STREQ(mpi::mpi_error(named, "MPI_Recv").what(), "MPI_Recv: MPI_Send: the runtime's own text");
+}
+
 TEST(Errors, LargeCountIsNeverNarrowed) {
   // A buffer claiming more than INT_MAX elements: with the _c bindings MPI sees the true
   // count (and rejects the send to an invalid rank before touching memory); without them

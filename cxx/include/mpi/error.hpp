@@ -30,7 +30,10 @@ public:
     std::string text;
     if (MPI_Error_string(code, buf, &len) == MPI_SUCCESS) text.assign(buf, static_cast<std::size_t>(len));
     else text = "unknown MPI error code " + std::to_string(code);
-    message_ = function_.empty() ? text : function_ + ": " + text;
+    // A string that already names the procedure (anympi's runtime writes "MPI_X: ...") is not
+    // prefixed again.
+    bool const named = !function_.empty() && text.starts_with(function_ + ":");
+    message_ = function_.empty() || named ? text : function_ + ": " + text;
     if (!detail.empty()) message_ += " (" + detail + ")";
   }
 

@@ -111,9 +111,6 @@ UNSUPPORTED = {
        "communicators derive from a session is not visible through a native sessions implementation"
        for f in ("attach_buffer", "attach_buffer_c", "detach_buffer", "detach_buffer_c", "flush_buffer",
                  "iflush_buffer")},
-    **{f"MPI_Request_get_status_{f}": "MPI-5.0: must skip inactive persistent requests, but the MPI underneath "
-       "cannot say whether one of its persistent requests is inactive or active and complete (MPI_Request_get_status "
-       "answers true for both)" for f in ("any", "some")},
 }
 
 TYPE_RE = re.compile(r"\bMPI_([A-Za-z_0-9]+)")
@@ -204,6 +201,8 @@ def convert(fn, p):
                 return f"c_harr_{'out' if d == 'out' else 'io'}({n}, {length_expr(fn, p)})"
             if p.length == "*":
                 length_expr(fn, p)
+            if d == "out" and k == "Request" and re.search(r"_init(_c)?$", fn.name):
+                return f"c_hout_persistent({n})"  # whether it is active (requests.cpp)
             if d == "out":
                 return f"c_hout({n})"
             if d == "inout":
@@ -591,7 +590,7 @@ def narrow_line(f, byname, cls):
         dt = next(p.name for p in f.params if base(p.ctype) == "MPI_Datatype")
         conv = ["s_" if c == f"c_buf({bufs[0]})" else "r_" if c == f"c_buf({bufs[1]})" else c for c in conv]
         if not blocking:  # each chunk its own native request, all in one request of anympi's
-            conv = ["q_" if c == "c_hout(request)" else c for c in conv]
+            conv = ["q_" if c in ("c_hout(request)", "c_hout_persistent(request)") else c for c in conv]
             return b.name, "in chunks of 2^30 elements, one request of anympi's over them", guarded(
                 f, f"ANYMPI_CHUNKED_NB({f.name}, {b.name}, {bufs[0]}, {bufs[1]}, {count}, {dt}, ({', '.join(conv)}))")
         return b.name, "in chunks of 2^30 elements", guarded(

@@ -585,6 +585,106 @@ static void test_get_status_all(void)
     MPI_OK(MPI_Request_get_status_all(0, NULL, &flag, MPI_STATUSES_IGNORE));
     CHECK(flag);
 }
+
+/* MPI_Request_get_status_any/some: inactive persistent requests (never started, or completed
+ * since their MPI_Start) and null ones are skipped; what completes is reported and left for
+ * the completion call.  A native MPI answers MPI_Request_get_status of an inactive persistent
+ * request as of a complete one, so an implementation over it that does not know which are
+ * inactive reports them here. */
+static void expect_any(int n, MPI_Request *reqs, int want_index, int want_flag, const char *when)
+{
+    int index = -7, flag = -7;
+    MPI_Status st;
+    MPI_OK(MPI_Request_get_status_any(n, reqs, &index, &flag, &st));
+    CHECK_MSG(index == want_index && flag == want_flag, "%s: get_status_any gave index %d flag %d, expected %d %d", when,
+              index, flag, want_index, want_flag);
+}
+static void expect_some(int n, MPI_Request *reqs, int want_out, int want_first, const char *when)
+{
+    int out = -7, indices[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+    MPI_OK(MPI_Request_get_status_some(n, reqs, &out, indices, MPI_STATUSES_IGNORE));
+    CHECK_MSG(out == want_out && (want_out < 1 || indices[0] == want_first),
+              "%s: get_status_some gave outcount %d (first index %d), expected %d (%d)", when, out, indices[0], want_out,
+              want_first);
+}
+static void test_get_status_any_some(void)
+{
+    const int me = rank;
+    int in = -1, pin = -1, out = 43, pout = 44;
+    MPI_Request reqs[5];
+    MPI_OK(MPI_Recv_init(&pin, 1, MPI_INT, me, 80, MPI_COMM_WORLD, &reqs[0])); /* inactive */
+    reqs[1] = MPI_REQUEST_NULL;
+    MPI_OK(MPI_Send_init(&pout, 1, MPI_INT, me, 80, MPI_COMM_WORLD, &reqs[2])); /* inactive; matches reqs[0] */
+    MPI_OK(MPI_Barrier_init(MPI_COMM_SELF, MPI_INFO_NULL, &reqs[3]));          /* inactive, anympi's own on both */
+    MPI_OK(MPI_Irecv(&in, 1, MPI_INT, me, 82, MPI_COMM_WORLD, &reqs[4]));      /* pending */
+
+    expect_any(5, reqs, MPI_UNDEFINED, 0, "never started, one pending");
+    expect_some(5, reqs, 0, -1, "never started, one pending");
+    expect_any(4, reqs, MPI_UNDEFINED, 1, "null and inactive only");
+    expect_some(4, reqs, MPI_UNDEFINED, -1, "null and inactive only");
+
+    /* A started request is reported, and again (nothing is completed); MPI_Wait makes it inactive. */
+    MPI_OK(MPI_Start(&reqs[3]));
+    int index = -1, flag = 0;
+    do MPI_OK(MPI_Request_get_status_any(5, reqs, &index, &flag, MPI_STATUS_IGNORE)); while (!flag);
+    CHECK_EQ(index, 3);
+    expect_any(5, reqs, 3, 1, "started barrier, looked at again");
+    MPI_OK(MPI_Wait(&reqs[3], MPI_STATUS_IGNORE));
+    CHECK(reqs[3] != MPI_REQUEST_NULL);
+    expect_any(5, reqs, MPI_UNDEFINED, 0, "barrier completed by MPI_Wait");
+    expect_any(4, reqs, MPI_UNDEFINED, 1, "barrier completed by MPI_Wait, no pending one");
+
+    /* MPI_Start and MPI_Startall (native persistent requests and anympi's own), completion
+     * through MPI_Testsome. */
+    MPI_OK(MPI_Start(&reqs[0]));
+    MPI_OK(MPI_Startall(2, &reqs[2]));
+    MPI_Status sts[5];
+    int outc = 0, idx[5];
+    do MPI_OK(MPI_Request_get_status_some(4, reqs, &outc, idx, sts)); while (outc < 3);
+    CHECK_EQ(outc, 3);
+    CHECK(idx[0] == 0 && idx[1] == 2 && idx[2] == 3);
+    CHECK_EQ(sts[0].MPI_SOURCE, me);
+    CHECK_EQ(sts[0].MPI_TAG, 80);
+    int done = 0;
+    while (done < 3) {
+        MPI_OK(MPI_Testsome(4, reqs, &outc, idx, MPI_STATUSES_IGNORE));
+        CHECK(outc != MPI_UNDEFINED);
+        if (outc == MPI_UNDEFINED) break;
+        done += outc;
+    }
+    CHECK_EQ(pin, 44);
+    expect_any(4, reqs, MPI_UNDEFINED, 1, "completed by MPI_Testsome");
+    expect_some(4, reqs, MPI_UNDEFINED, -1, "completed by MPI_Testsome");
+
+    /* A nonpersistent request among inactive ones, left for MPI_Waitall. */
+    MPI_OK(MPI_Send(&out, 1, MPI_INT, me, 82, MPI_COMM_WORLD));
+    do MPI_OK(MPI_Request_get_status_any(5, reqs, &index, &flag, MPI_STATUS_IGNORE)); while (!flag);
+    CHECK_EQ(index, 4);
+    outc = -1;
+    MPI_OK(MPI_Request_get_status_some(5, reqs, &outc, idx, sts));
+    CHECK(outc == 1 && idx[0] == 4);
+    CHECK_EQ(sts[0].MPI_TAG, 82);
+    CHECK(reqs[4] != MPI_REQUEST_NULL); /* completes nothing */
+    MPI_OK(MPI_Waitall(5, reqs, MPI_STATUSES_IGNORE));
+    CHECK_EQ(in, 43);
+    expect_any(5, reqs, MPI_UNDEFINED, 1, "completed by MPI_Waitall");
+
+    /* Started again and completed by MPI_Waitall: inactive again. */
+    pout = 45;
+    MPI_OK(MPI_Startall(1, &reqs[0]));
+    MPI_OK(MPI_Start(&reqs[2]));
+    do MPI_OK(MPI_Request_get_status_some(3, reqs, &outc, idx, MPI_STATUSES_IGNORE)); while (outc < 2);
+    CHECK(outc == 2 && idx[0] == 0 && idx[1] == 2);
+    MPI_OK(MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE));
+    CHECK_EQ(pin, 45);
+    expect_any(4, reqs, MPI_UNDEFINED, 1, "started again, completed by MPI_Waitall");
+
+    for (int i = 0; i < 4; ++i)
+        if (reqs[i] != MPI_REQUEST_NULL) MPI_OK(MPI_Request_free(&reqs[i]));
+    flag = 0;
+    MPI_OK(MPI_Request_get_status_any(0, NULL, &index, &flag, MPI_STATUS_IGNORE));
+    CHECK(flag && index == MPI_UNDEFINED);
+}
 #endif
 
 int main(int argc, char **argv)
@@ -607,6 +707,7 @@ int main(int argc, char **argv)
     test_truncate();
 #ifdef MPI_ABI_VERSION
     test_get_status_all();
+    test_get_status_any_some();
 #endif
     return check_finish();
 }

@@ -201,6 +201,17 @@ template <class A> inline hout_proxy<A, true> c_hio(A *p)
     return {p, to_native(p ? *p : reinterpret_cast<A>(traits<A>::null_abi))};
 }
 
+// A new persistent request (MPI_X_init forwarded to the native MPI): noted as such
+// (requests.cpp: native persistent requests), so that whether it is active can be told.
+void persistent_made(uintptr_t native_request);
+struct hout_persistent_proxy : hout_proxy<abi_Request, false> {
+    ~hout_persistent_proxy()
+    {
+        if (p && n != MPI_REQUEST_NULL) persistent_made(bits(n));
+    }
+};
+inline hout_persistent_proxy c_hout_persistent(abi_Request *p) { return {c_hout(p)}; }
+
 // For an output the native MPI may write after the call returns (MPI_Comm_idup's newcomm):
 // the native handle is written straight into the user's ABI handle.  Sound because a new
 // object is never a predefined one, and a user handle's ABI bits are the native handle's

@@ -223,15 +223,15 @@ int testsome_native(int incount, abi_Request reqs[], int *outcount, int indices[
 
 ANYMPI_MANUAL(MPI_Waitsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call; arrays may mix anympi's own requests")
 {
-    if (any_emulated() && array_of_requests && holds_emulated(incount, array_of_requests))
-        return mixed_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (any_tracked()) [[unlikely]]
+        return tracked_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return waitsome_native(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 ANYMPI_MANUAL(MPI_Testsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call; arrays may mix anympi's own requests")
 {
-    if (any_emulated() && array_of_requests && holds_emulated(incount, array_of_requests))
-        return mixed_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (any_tracked()) [[unlikely]]
+        return tracked_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return testsome_native(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
@@ -299,10 +299,14 @@ struct staged_types {
         for (long i = 0; r && i < nr; ++i) recv[i] = to_native(r[i]);
     }
     // After the native call that made the request n.
-    int kept_for(int rc, MPI_Request n, abi_Request *request)
+    // persistent: the request of a native MPI_X_init, noted as such (requests.cpp).
+    int kept_for(int rc, MPI_Request n, abi_Request *request, bool persistent = false)
     {
         if (request) *request = to_abi<abi_Request>(n);
-        if (rc == MPI_SUCCESS && n != MPI_REQUEST_NULL) hold(n, std::move(block));
+        if (rc == MPI_SUCCESS && n != MPI_REQUEST_NULL) {
+            hold(n, std::move(block));
+            if (persistent) persistent_made(bits(n));
+        }
         return err_out(rc);
     }
 };
@@ -355,7 +359,7 @@ ANYMPI_MANUAL(MPI_Alltoallw_init, fallback, "the datatype arrays have one entry 
 #if ANYMPI_HAVE_MPI_Alltoallw_init
     int rc = MPI_Alltoallw_init(c_buf(sendbuf), sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
                                 to_native(info), request ? &r : nullptr);
-    return t.kept_for(rc, r, request);
+    return t.kept_for(rc, r, request, true);
 #else
     (void)info;
     (void)r;
@@ -374,7 +378,7 @@ ANYMPI_MANUAL(MPI_Alltoallw_init_c, fallback, "the datatype arrays have one entr
     ANYMPI_ALLTOALLW_PEERS
     int rc = MPI_Alltoallw_init_c(c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf,
                                   c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, to_native(info), request ? &r : nullptr);
-    return t.kept_for(rc, r, request);
+    return t.kept_for(rc, r, request, true);
 #elif ANYMPI_HAVE_MPI_Ialltoallw_c
     ANYMPI_ALLTOALLW_PEERS
     (void)info;
@@ -416,7 +420,7 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, fallback, "the datatype arrays have o
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
     rc = MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
                                      to_native(info), request ? &r : nullptr);
-    return t.kept_for(rc, r, request);
+    return t.kept_for(rc, r, request, true);
 #else
     (void)info;
     (void)r;
@@ -435,7 +439,7 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init_c, fallback, "the datatype arrays have
     rc = MPI_Neighbor_alltoallw_init_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf,
                                        c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, to_native(info),
                                        request ? &r : nullptr);
-    return t.kept_for(rc, r, request);
+    return t.kept_for(rc, r, request, true);
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
     ANYMPI_ALLTOALLW_NEIGHBORS
     (void)info;
@@ -462,6 +466,7 @@ ANYMPI_MANUAL(MPI_Request_free, forwarded, "what anympi keeps for the request (s
 {
     if (!request) return err_out(MPI_Request_free(nullptr));  // the native MPI's own error class
     if (any_emulated() && is_emulated(*request)) return emulated_free(request);
+    if (any_tracked()) persistent_freed(*request);
     MPI_Request n = to_native(*request), before = n;
     bool done = true;
     if (held_requests.load(std::memory_order_relaxed) != 0 && n != MPI_REQUEST_NULL) {

@@ -346,7 +346,7 @@ ANYMPI_MANUAL(MPI_Psend_init, fallback, "anympi's own request over persistent se
 {
 #if ANYMPI_HAVE_MPI_Psend_init
     return err_out(MPI_Psend_init(c_buf(buf), partitions, count, to_native(datatype), c_rank_in(dest), c_tag_in(tag),
-                                  to_native(comm), to_native(info), c_hout(request)));
+                                  to_native(comm), to_native(info), c_hout_persistent(request)));
 #else
     (void)info;
     if (int e = check_init_args("MPI_Psend_init", comm, partitions, count, request)) return e;
@@ -385,7 +385,7 @@ ANYMPI_MANUAL(MPI_Precv_init, fallback, "anympi's own request over persistent re
 {
 #if ANYMPI_HAVE_MPI_Precv_init
     return err_out(MPI_Precv_init(buf, partitions, count, to_native(datatype), c_rank_in(dest), c_tag_in(tag),
-                                  to_native(comm), to_native(info), c_hout(request)));
+                                  to_native(comm), to_native(info), c_hout_persistent(request)));
 #else
     (void)info;
     if (int e = check_init_args("MPI_Precv_init", comm, partitions, count, request)) return e;

@@ -17,6 +17,48 @@ int testsome_native(int incount, abi_Request reqs[], int *outcount, int indices[
 
 std::atomic<long> emulated_alive{0};
 std::atomic<long> pinned_alive{0};
+std::atomic<long> native_persistent_alive{0};
+std::atomic<long> tracked_alive{0};
+
+// ---------------------------------------------------------------- native persistent requests
+namespace {
+std::mutex persistent_mutex;
+std::unordered_map<uintptr_t, bool> persistent_active;  // native request -> active (guarded)
+bool is_null(abi_Request r) { return r == reinterpret_cast<abi_Request>(ABI_REQUEST_NULL); }
+// Whether r is a native persistent request that is not active.
+bool persistent_inactive(abi_Request r)
+{
+    if (!any_native_persistent() || is_null(r) || is_emulated(r)) return false;
+    std::lock_guard<std::mutex> g(persistent_mutex);
+    auto it = persistent_active.find(bits(to_native(r)));
+    return it != persistent_active.end() && !it->second;
+}
+}  // namespace
+
+void persistent_made(uintptr_t native_request)
+{
+    std::lock_guard<std::mutex> g(persistent_mutex);
+    if (persistent_active.insert_or_assign(native_request, false).second) tracked_alive.fetch_add(1, std::memory_order_relaxed);
+    native_persistent_alive.store(long(persistent_active.size()), std::memory_order_relaxed);
+}
+void persistent_freed(abi_Request r)
+{
+    if (is_null(r) || is_emulated(r)) return;
+    std::lock_guard<std::mutex> g(persistent_mutex);
+    if (persistent_active.erase(bits(to_native(r)))) tracked_alive.fetch_sub(1, std::memory_order_relaxed);
+    native_persistent_alive.store(long(persistent_active.size()), std::memory_order_relaxed);
+}
+void persistent_mark(long count, const abi_Request reqs[], const int *indices, bool active)
+{
+    if (!reqs || !any_native_persistent()) return;
+    std::lock_guard<std::mutex> g(persistent_mutex);
+    for (long i = 0; i < count; ++i) {
+        abi_Request r = reqs[indices ? indices[i] : i];
+        if (is_null(r) || is_emulated(r)) continue;  // a completed nonpersistent one is null now
+        auto it = persistent_active.find(bits(to_native(r)));
+        if (it != persistent_active.end()) it->second = active;
+    }
+}
 
 namespace {
 std::mutex registry_mutex;
@@ -37,7 +79,7 @@ void release(emulated_request *r)
 {
     {
         std::lock_guard<std::mutex> g(registry_mutex);
-        live.erase(r);
+        if (live.erase(r)) tracked_alive.fetch_sub(1, std::memory_order_relaxed);
         emulated_alive.store(long(live.size()), std::memory_order_relaxed);
     }
     delete r;
@@ -131,6 +173,7 @@ abi_Request adopt(std::unique_ptr<emulated_request> r)
     std::lock_guard<std::mutex> g(registry_mutex);
     live.insert(p);
     emulated_alive.store(long(live.size()), std::memory_order_relaxed);
+    tracked_alive.fetch_add(1, std::memory_order_relaxed);
     return reinterpret_cast<abi_Request>(reinterpret_cast<uintptr_t>(p) | emulated_tag);
 }
 
@@ -571,17 +614,96 @@ ANYMPI_MANUAL(MPI_Isendrecv_replace_c, fallback, "as MPI_Isendrecv_replace, coun
 #endif
 }
 
+// ---------------------------------------------------------------- start and completion calls
+// While no request of anympi's and no native persistent request exists (any_tracked), each
+// call is the generated forward.  Else: anympi's own requests are completed here, and what
+// the call did to native persistent requests is noted (persistent_mark).
+namespace anympi::backend {
+namespace {
+bool names_emulated(abi_Request *request) { return any_emulated() && request && is_emulated(*request); }
+bool holds_emulated_of(int count, abi_Request reqs[]) { return any_emulated() && reqs && holds_emulated(count, reqs); }
+int tracked_wait(abi_Request *request, abi_Status *status)
+{
+    if (names_emulated(request)) return emulated_wait(request, status);
+    int rc = fwd_MPI_Wait(request, status);
+    if (rc == 0) persistent_mark(1, request, nullptr, false);
+    return rc;
+}
+int tracked_test(abi_Request *request, int *flag, abi_Status *status)
+{
+    if (names_emulated(request)) return emulated_test(request, flag, status);
+    int rc = fwd_MPI_Test(request, flag, status);
+    if (rc == 0 && flag && *flag) persistent_mark(1, request, nullptr, false);
+    return rc;
+}
+int tracked_start(abi_Request *request)
+{
+    if (names_emulated(request)) return emulated_start(request);
+    int rc = fwd_MPI_Start(request);
+    if (rc == 0) persistent_mark(1, request, nullptr, true);
+    return rc;
+}
+int tracked_startall(int count, abi_Request reqs[])
+{
+    int rc = holds_emulated_of(count, reqs) ? mixed_startall(count, reqs) : fwd_MPI_Startall(count, reqs);
+    if (rc == 0) persistent_mark(count, reqs, nullptr, true);
+    return rc;
+}
+int tracked_waitall(int count, abi_Request reqs[], abi_Status statuses[])
+{
+    int rc = holds_emulated_of(count, reqs) ? mixed_waitall(count, reqs, statuses) : fwd_MPI_Waitall(count, reqs, statuses);
+    if (rc == 0) persistent_mark(count, reqs, nullptr, false);
+    return rc;
+}
+int tracked_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[])
+{
+    int rc = holds_emulated_of(count, reqs) ? mixed_testall(count, reqs, flag, statuses)
+                                            : fwd_MPI_Testall(count, reqs, flag, statuses);
+    if (rc == 0 && flag && *flag) persistent_mark(count, reqs, nullptr, false);
+    return rc;
+}
+int tracked_waitany(int count, abi_Request reqs[], int *index, abi_Status *status)
+{
+    int rc = holds_emulated_of(count, reqs) ? mixed_waitany(count, reqs, index, status)
+                                            : fwd_MPI_Waitany(count, reqs, index, status);
+    if (rc == 0 && index && *index != ABI_UNDEFINED) persistent_mark(1, reqs, index, false);
+    return rc;
+}
+int tracked_testany(int count, abi_Request reqs[], int *index, int *flag, abi_Status *status)
+{
+    int rc = holds_emulated_of(count, reqs) ? mixed_testany(count, reqs, index, flag, status)
+                                            : fwd_MPI_Testany(count, reqs, index, flag, status);
+    if (rc == 0 && index && *index != ABI_UNDEFINED) persistent_mark(1, reqs, index, false);
+    return rc;
+}
+}  // namespace
+int tracked_waitsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])
+{
+    int rc = holds_emulated_of(incount, reqs) ? mixed_waitsome(incount, reqs, outcount, indices, statuses)
+                                              : waitsome_native(incount, reqs, outcount, indices, statuses);
+    if (rc == 0 && outcount && *outcount != ABI_UNDEFINED) persistent_mark(*outcount, reqs, indices, false);
+    return rc;
+}
+int tracked_testsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])
+{
+    int rc = holds_emulated_of(incount, reqs) ? mixed_testsome(incount, reqs, outcount, indices, statuses)
+                                              : testsome_native(incount, reqs, outcount, indices, statuses);
+    if (rc == 0 && outcount && *outcount != ABI_UNDEFINED) persistent_mark(*outcount, reqs, indices, false);
+    return rc;
+}
+}  // namespace anympi::backend
+
 // ---------------------------------------------------------------- completion calls
 // Each passes straight to the generated forward (fwd_MPI_X) unless anympi's own requests
 // exist and the call names one.
 ANYMPI_MANUAL(MPI_Wait, extended, "anympi's own requests (MPI-4 operations the MPI lacks) complete here too")
 {
-    if (any_emulated() && request && is_emulated(*request)) return emulated_wait(request, status);
+    if (any_tracked()) [[unlikely]] return tracked_wait(request, status);
     return fwd_MPI_Wait(request, status);
 }
 ANYMPI_MANUAL(MPI_Test, extended, "anympi's own requests (MPI-4 operations the MPI lacks) complete here too")
 {
-    if (any_emulated() && request && is_emulated(*request)) return emulated_test(request, flag, status);
+    if (any_tracked()) [[unlikely]] return tracked_test(request, flag, status);
     return fwd_MPI_Test(request, flag, status);
 }
 ANYMPI_MANUAL(MPI_Request_get_status, extended, "anympi's own requests (MPI-4 operations the MPI lacks) answer here too")
@@ -603,9 +725,78 @@ ANYMPI_MANUAL(MPI_Request_get_status_all, emulated, "MPI_Request_get_status of e
     if (flag) *flag = all;
     return 0;
 }
+namespace {
+// Whether a request takes part in MPI_Request_get_status_any/some (MPI-5.0): not null and not
+// an inactive persistent one.  anympi's own requests know; of native ones anympi has noted
+// the persistent ones (persistent_mark).  A handle anympi does not know counts as active, so
+// that MPI_Request_get_status raises its error.
+bool active_request(abi_Request r)
+{
+    if (is_null(r)) return false;
+    if (is_emulated(r)) {
+        emulated_request *e = find_emulated(r);
+        return !e || e->active;
+    }
+    return !persistent_inactive(r);
+}
+int status_arrays_checked(const char *fn, int count, const abi_Request reqs[], const void *out1, const void *out2)
+{
+    if (count < 0) {
+        char msg[120];
+        std::snprintf(msg, sizeof msg, "%s: count is negative (%d)", fn, count);
+        return raise_error(errh_self(), ABI_ERR_COUNT, msg);
+    }
+    if (count > 0 && (!reqs || !out1 || !out2)) {
+        char msg[120];
+        std::snprintf(msg, sizeof msg, "%s: an array or output argument is NULL", fn);
+        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+    }
+    return 0;
+}
+}  // namespace
+ANYMPI_MANUAL(MPI_Request_get_status_any, emulated, "MPI_Request_get_status of each active request until one is complete; inactive persistent requests are skipped, anympi's own by their state and native ones as anympi noted them (made by MPI_X_init, active from MPI_Start until completed)")
+{
+    if (int e = status_arrays_checked("MPI_Request_get_status_any", count, array_of_requests, indx, flag)) return e;
+    bool any_active = false;
+    for (int i = 0; i < count; ++i) {
+        if (!active_request(array_of_requests[i])) continue;
+        any_active = true;
+        int done = 0;
+        if (int rc = abi_MPI_Request_get_status(array_of_requests[i], &done, status)) return rc;
+        if (done) {
+            *indx = i;
+            *flag = 1;
+            return 0;
+        }
+    }
+    *indx = ABI_UNDEFINED;
+    *flag = any_active ? 0 : 1;  // no active request: true, with an empty status
+    if (!any_active) {
+        st_proxy<st_use::out> st(status);
+        empty_status(st);
+    }
+    return 0;
+}
+ANYMPI_MANUAL(MPI_Request_get_status_some, emulated, "MPI_Request_get_status of each active request, the complete ones listed; inactive persistent requests are skipped as in MPI_Request_get_status_any; MPI_UNDEFINED when none is active")
+{
+    if (int e = status_arrays_checked("MPI_Request_get_status_some", incount, array_of_requests, outcount, array_of_indices))
+        return e;
+    bool any_active = false;
+    int out = 0;
+    for (int i = 0; i < incount; ++i) {
+        if (!active_request(array_of_requests[i])) continue;
+        any_active = true;
+        int done = 0;
+        abi_Status *st = array_of_statuses ? &array_of_statuses[out] : nullptr;  // MPI_STATUSES_IGNORE is NULL
+        if (int rc = abi_MPI_Request_get_status(array_of_requests[i], &done, st)) return rc;
+        if (done) array_of_indices[out++] = i;
+    }
+    if (outcount) *outcount = any_active ? out : ABI_UNDEFINED;
+    return 0;
+}
 ANYMPI_MANUAL(MPI_Start, extended, "anympi's own persistent requests start here too")
 {
-    if (any_emulated() && request && is_emulated(*request)) return emulated_start(request);
+    if (any_tracked()) [[unlikely]] return tracked_start(request);
     return fwd_MPI_Start(request);
 }
 ANYMPI_MANUAL(MPI_Cancel, extended, "anympi's own requests cancel here too")
@@ -615,26 +806,22 @@ ANYMPI_MANUAL(MPI_Cancel, extended, "anympi's own requests cancel here too")
 }
 ANYMPI_MANUAL(MPI_Waitall, extended, "arrays may mix anympi's own requests with native ones")
 {
-    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
-        return mixed_waitall(count, array_of_requests, array_of_statuses);
+    if (any_tracked()) [[unlikely]] return tracked_waitall(count, array_of_requests, array_of_statuses);
     return fwd_MPI_Waitall(count, array_of_requests, array_of_statuses);
 }
 ANYMPI_MANUAL(MPI_Testall, extended, "arrays may mix anympi's own requests with native ones")
 {
-    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
-        return mixed_testall(count, array_of_requests, flag, array_of_statuses);
+    if (any_tracked()) [[unlikely]] return tracked_testall(count, array_of_requests, flag, array_of_statuses);
     return fwd_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
 }
 ANYMPI_MANUAL(MPI_Waitany, extended, "arrays may mix anympi's own requests with native ones")
 {
-    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
-        return mixed_waitany(count, array_of_requests, indx, status);
+    if (any_tracked()) [[unlikely]] return tracked_waitany(count, array_of_requests, indx, status);
     return fwd_MPI_Waitany(count, array_of_requests, indx, status);
 }
 ANYMPI_MANUAL(MPI_Testany, extended, "arrays may mix anympi's own requests with native ones")
 {
-    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
-        return mixed_testany(count, array_of_requests, indx, flag, status);
+    if (any_tracked()) [[unlikely]] return tracked_testany(count, array_of_requests, indx, flag, status);
     return fwd_MPI_Testany(count, array_of_requests, indx, flag, status);
 }
 ANYMPI_MANUAL(MPI_Op_free, extended, "an op a persistent request of anympi's still uses is freed with its last use")
@@ -647,7 +834,6 @@ ANYMPI_MANUAL(MPI_Op_free, extended, "an op a persistent request of anympi's sti
 }
 ANYMPI_MANUAL(MPI_Startall, extended, "arrays may mix anympi's own persistent requests with native ones")
 {
-    if (any_emulated() && array_of_requests && holds_emulated(count, array_of_requests))
-        return mixed_startall(count, array_of_requests);
+    if (any_tracked()) [[unlikely]] return tracked_startall(count, array_of_requests);
     return fwd_MPI_Startall(count, array_of_requests);
 }

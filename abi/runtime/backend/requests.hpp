@@ -55,6 +55,24 @@ inline bool holds_emulated(int count, const abi_Request reqs[])
     return false;
 }
 
+// Native persistent requests (MPI_X_init forwarded: c_hout_persistent): whether each is
+// active, which a native MPI cannot say (its MPI_Request_get_status answers an inactive one
+// as a complete one) and MPI-5.0's MPI_Request_get_status_any/some must know.  Noted at
+// MPI_X_init, active from MPI_Start/Startall until a completion call completes it, forgotten
+// at MPI_Request_free.  While none exists, each of those calls pays one relaxed load.
+extern std::atomic<long> native_persistent_alive;
+inline bool any_native_persistent() { return native_persistent_alive.load(std::memory_order_relaxed) != 0; }
+// Requests anympi's start and completion calls look at: its own and native persistent ones.
+// While none exists, those calls are the generated forwards after one relaxed load.
+extern std::atomic<long> tracked_alive;
+inline bool any_tracked() { return tracked_alive.load(std::memory_order_relaxed) != 0; }
+int tracked_waitsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[]);
+int tracked_testsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[]);
+// reqs[i] for i < count, or reqs[indices[i]] with indices: the native persistent ones among
+// them become active or inactive.
+void persistent_mark(long count, const abi_Request reqs[], const int *indices, bool active);
+void persistent_freed(abi_Request r);
+
 // The handle of a new request of anympi's; the request of a handle (null if none such lives).
 abi_Request adopt(std::unique_ptr<emulated_request> r);
 emulated_request *find_emulated(abi_Request h);

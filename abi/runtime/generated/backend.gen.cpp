@@ -130,6 +130,8 @@ ANYMPI_SIG_MPI_Remove_error_string;
 ANYMPI_SIG_MPI_Request_free;
 ANYMPI_SIG_MPI_Request_get_status;
 ANYMPI_SIG_MPI_Request_get_status_all;
+ANYMPI_SIG_MPI_Request_get_status_any;
+ANYMPI_SIG_MPI_Request_get_status_some;
 ANYMPI_SIG_MPI_Scatterv_c;
 ANYMPI_SIG_MPI_Scatterv_init_c;
 ANYMPI_SIG_MPI_Session_call_errhandler;
@@ -232,14 +234,14 @@ ANYMPI_WIDE(MPI_Allgather_c, MPI_Allgather, errh_of(comm), true, (sendcount, c_h
 ANYMPI_UNSUPPORTED(MPI_Allgather_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Allgather_init
-ANYMPI_FWD(MPI_Allgather_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Allgather_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallgather
 ANYMPI_PERSISTENT(MPI_Allgather_init, MPI_Iallgather, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allgather_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Allgather_init_c
-ANYMPI_FWD(MPI_Allgather_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Allgather_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallgather_c
 ANYMPI_PERSISTENT(MPI_Allgather_init_c, MPI_Iallgather_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iallgather
@@ -249,7 +251,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Allgather_init_c, errh_of(comm), "not provided by thi
 #endif
 ANYMPI_FWD(MPI_Allgatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Allgatherv_init
-ANYMPI_FWD(MPI_Allgatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Allgatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallgatherv
 ANYMPI_PERSISTENT(MPI_Allgatherv_init, MPI_Iallgatherv, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_hin(comm)))
 #else
@@ -265,14 +267,14 @@ ANYMPI_CHUNKED(MPI_Allreduce_c, MPI_Allreduce, sendbuf, recvbuf, count, datatype
 ANYMPI_UNSUPPORTED(MPI_Allreduce_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Allreduce_init
-ANYMPI_FWD(MPI_Allreduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Allreduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
 ANYMPI_PERSISTENT(MPI_Allreduce_init, MPI_Iallreduce, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allreduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Allreduce_init_c
-ANYMPI_FWD(MPI_Allreduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Allreduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallreduce_c
 ANYMPI_PERSISTENT(MPI_Allreduce_init_c, MPI_Iallreduce_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
@@ -289,14 +291,14 @@ ANYMPI_WIDE(MPI_Alltoall_c, MPI_Alltoall, errh_of(comm), true, (sendcount, c_hin
 ANYMPI_UNSUPPORTED(MPI_Alltoall_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Alltoall_init
-ANYMPI_FWD(MPI_Alltoall_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Alltoall_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ialltoall
 ANYMPI_PERSISTENT(MPI_Alltoall_init, MPI_Ialltoall, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoall_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Alltoall_init_c
-ANYMPI_FWD(MPI_Alltoall_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Alltoall_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ialltoall_c
 ANYMPI_PERSISTENT(MPI_Alltoall_init_c, MPI_Ialltoall_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ialltoall
@@ -306,7 +308,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Alltoall_init_c, errh_of(comm), "not provided by this
 #endif
 ANYMPI_FWD(MPI_Alltoallv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Alltoallv_init
-ANYMPI_FWD(MPI_Alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ialltoallv
 ANYMPI_PERSISTENT(MPI_Alltoallv_init, MPI_Ialltoallv, errh_of(comm), true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_type_kept(recvtype), c_hin(comm)))
 #else
@@ -315,7 +317,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallv_init, errh_of(comm), "not provided by this 
 ANYMPI_FWD(MPI_Attr_delete, (c_hin(comm), c_kv_in(keyval)))
 ANYMPI_FWD(MPI_Barrier, (c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Barrier_init
-ANYMPI_FWD(MPI_Barrier_init, (c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Barrier_init, (c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ibarrier
 ANYMPI_PERSISTENT(MPI_Barrier_init, MPI_Ibarrier, errh_of(comm), true, (c_hin(comm)))
 #else
@@ -330,14 +332,14 @@ ANYMPI_WIDE(MPI_Bcast_c, MPI_Bcast, errh_of(comm), true, (count, c_hin(datatype)
 ANYMPI_UNSUPPORTED(MPI_Bcast_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Bcast_init
-ANYMPI_FWD(MPI_Bcast_init, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Bcast_init, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ibcast
 ANYMPI_PERSISTENT(MPI_Bcast_init, MPI_Ibcast, errh_of(comm), true, (c_buf(buffer), count, c_type_kept(datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Bcast_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Bcast_init_c
-ANYMPI_FWD(MPI_Bcast_init_c, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Bcast_init_c, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ibcast_c
 ANYMPI_PERSISTENT(MPI_Bcast_init_c, MPI_Ibcast_c, errh_of(comm), true, (c_buf(buffer), count, c_type_kept(datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ibcast
@@ -397,14 +399,14 @@ ANYMPI_CHUNKED(MPI_Exscan_c, MPI_Exscan, sendbuf, recvbuf, count, datatype, (s_,
 ANYMPI_UNSUPPORTED(MPI_Exscan_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Exscan_init
-ANYMPI_FWD(MPI_Exscan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Exscan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iexscan
 ANYMPI_PERSISTENT(MPI_Exscan_init, MPI_Iexscan, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Exscan_init_c
-ANYMPI_FWD(MPI_Exscan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Exscan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iexscan_c
 ANYMPI_PERSISTENT(MPI_Exscan_init_c, MPI_Iexscan_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iexscan
@@ -683,14 +685,14 @@ ANYMPI_WIDE_IF(MPI_Gather_c, c_in_place_root("MPI_Gather_c", "sendbuf", sendbuf,
 ANYMPI_UNSUPPORTED(MPI_Gather_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Gather_init
-ANYMPI_FWD_IF(MPI_Gather_init, c_in_place_root("MPI_Gather_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Gather_init, c_in_place_root("MPI_Gather_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Igather
 ANYMPI_PERSISTENT_IF(MPI_Gather_init, c_in_place_root_at_init("MPI_Gather_init", "sendbuf", sendbuf, root, comm), MPI_Igather, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gather_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Gather_init_c
-ANYMPI_FWD_IF(MPI_Gather_init_c, c_in_place_root("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Gather_init_c, c_in_place_root("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Igather_c
 ANYMPI_PERSISTENT_IF(MPI_Gather_init_c, c_in_place_root_at_init("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), MPI_Igather_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Igather
@@ -700,7 +702,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Gather_init_c, errh_of(comm), "not provided by this M
 #endif
 ANYMPI_FWD_IF(MPI_Gatherv, c_in_place_root("MPI_Gatherv", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Gatherv_init
-ANYMPI_FWD_IF(MPI_Gatherv_init, c_in_place_root("MPI_Gatherv_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Gatherv_init, c_in_place_root("MPI_Gatherv_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Igatherv
 ANYMPI_PERSISTENT_IF(MPI_Gatherv_init, c_in_place_root_at_init("MPI_Gatherv_init", "sendbuf", sendbuf, root, comm), MPI_Igatherv, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
@@ -927,14 +929,14 @@ ANYMPI_WIDE(MPI_Neighbor_allgather_c, MPI_Neighbor_allgather, errh_of(comm), tru
 ANYMPI_UNSUPPORTED(MPI_Neighbor_allgather_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Neighbor_allgather_init
-ANYMPI_FWD(MPI_Neighbor_allgather_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Neighbor_allgather_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgather
 ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init, MPI_Ineighbor_allgather, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_allgather_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Neighbor_allgather_init_c
-ANYMPI_FWD(MPI_Neighbor_allgather_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Neighbor_allgather_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgather_c
 ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init_c, MPI_Ineighbor_allgather_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgather
@@ -944,7 +946,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_allgather_init_c, errh_of(comm), "not provid
 #endif
 ANYMPI_FWD(MPI_Neighbor_allgatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Neighbor_allgatherv_init
-ANYMPI_FWD(MPI_Neighbor_allgatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Neighbor_allgatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgatherv
 ANYMPI_PERSISTENT(MPI_Neighbor_allgatherv_init, MPI_Ineighbor_allgatherv, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_hin(comm)))
 #else
@@ -959,14 +961,14 @@ ANYMPI_WIDE(MPI_Neighbor_alltoall_c, MPI_Neighbor_alltoall, errh_of(comm), true,
 ANYMPI_UNSUPPORTED(MPI_Neighbor_alltoall_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Neighbor_alltoall_init
-ANYMPI_FWD(MPI_Neighbor_alltoall_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Neighbor_alltoall_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoall
 ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init, MPI_Ineighbor_alltoall, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoall_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Neighbor_alltoall_init_c
-ANYMPI_FWD(MPI_Neighbor_alltoall_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Neighbor_alltoall_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoall_c
 ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init_c, MPI_Ineighbor_alltoall_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoall
@@ -976,7 +978,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoall_init_c, errh_of(comm), "not provide
 #endif
 ANYMPI_FWD(MPI_Neighbor_alltoallv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallv_init
-ANYMPI_FWD(MPI_Neighbor_alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Neighbor_alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoallv
 ANYMPI_PERSISTENT(MPI_Neighbor_alltoallv_init, MPI_Ineighbor_alltoallv, errh_of(comm), true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_type_kept(recvtype), c_hin(comm)))
 #else
@@ -1045,11 +1047,11 @@ ANYMPI_WIDE(MPI_Recv_c, MPI_Recv, errh_of(comm), true, (count, c_hin(datatype)),
 #else
 ANYMPI_UNSUPPORTED(MPI_Recv_c, errh_of(comm), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Recv_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Recv_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #if ANYMPI_HAVE_MPI_Recv_init_c
-ANYMPI_FWD(MPI_Recv_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Recv_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Recv_init
-ANYMPI_WIDE(MPI_Recv_init_c, MPI_Recv_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Recv_init_c, MPI_Recv_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Recv_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1062,14 +1064,14 @@ ANYMPI_CHUNKED_IF(MPI_Reduce_c, c_in_place_root("MPI_Reduce_c", "sendbuf", sendb
 ANYMPI_UNSUPPORTED(MPI_Reduce_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init
-ANYMPI_FWD_IF(MPI_Reduce_init, c_in_place_root("MPI_Reduce_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Reduce_init, c_in_place_root("MPI_Reduce_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce
 ANYMPI_PERSISTENT_IF(MPI_Reduce_init, c_in_place_root_at_init("MPI_Reduce_init", "sendbuf", sendbuf, root, comm), MPI_Ireduce, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init_c
-ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_c
 ANYMPI_PERSISTENT_IF(MPI_Reduce_init_c, c_in_place_root_at_init("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), MPI_Ireduce_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ireduce
@@ -1095,14 +1097,14 @@ ANYMPI_NARROW(MPI_Reduce_scatter_block_c, MPI_Reduce_scatter_block, errh_of(comm
 ANYMPI_UNSUPPORTED(MPI_Reduce_scatter_block_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_init
-ANYMPI_FWD(MPI_Reduce_scatter_block_init, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_scatter_block_init, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block
 ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init, MPI_Ireduce_scatter_block, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_block_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_init_c
-ANYMPI_FWD(MPI_Reduce_scatter_block_init_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_scatter_block_init_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
 ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init_c, MPI_Ireduce_scatter_block_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block
@@ -1111,7 +1113,7 @@ ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init_c, MPI_Ireduce_scatter_block, er
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_block_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_init
-ANYMPI_FWD(MPI_Reduce_scatter_init, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Reduce_scatter_init, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter
 ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, MPI_Ireduce_scatter, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
@@ -1120,8 +1122,6 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by 
 ANYMPI_UNSUPPORTED(MPI_Register_datarep, errh_self(), "neither MPI can use a user data representation (measured: MPI_File_set_view refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi in every file read and write: not built")
 ANYMPI_UNSUPPORTED(MPI_Register_datarep_c, errh_self(), "neither MPI can use a user data representation (measured: MPI_File_set_view refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi in every file read and write: not built")
 ANYMPI_FWD_AS(MPI_Request_get_status, (c_hin(request), flag, c_st_out(status)))
-ANYMPI_UNSUPPORTED(MPI_Request_get_status_any, errh_self(), "MPI-5.0: must skip inactive persistent requests, but the MPI underneath cannot say whether one of its persistent requests is inactive or active and complete (MPI_Request_get_status answers true for both)")
-ANYMPI_UNSUPPORTED(MPI_Request_get_status_some, errh_self(), "MPI-5.0: must skip inactive persistent requests, but the MPI underneath cannot say whether one of its persistent requests is inactive or active and complete (MPI_Request_get_status answers true for both)")
 ANYMPI_FWD(MPI_Rget, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Rget_c
 ANYMPI_FWD(MPI_Rget_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))
@@ -1154,11 +1154,11 @@ ANYMPI_WIDE(MPI_Rsend_c, MPI_Rsend, errh_of(comm), true, (count, c_hin(datatype)
 #else
 ANYMPI_UNSUPPORTED(MPI_Rsend_c, errh_of(comm), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Rsend_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Rsend_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #if ANYMPI_HAVE_MPI_Rsend_init_c
-ANYMPI_FWD(MPI_Rsend_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Rsend_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Rsend_init
-ANYMPI_WIDE(MPI_Rsend_init_c, MPI_Rsend_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Rsend_init_c, MPI_Rsend_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Rsend_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1171,14 +1171,14 @@ ANYMPI_CHUNKED(MPI_Scan_c, MPI_Scan, sendbuf, recvbuf, count, datatype, (s_, r_,
 ANYMPI_UNSUPPORTED(MPI_Scan_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Scan_init
-ANYMPI_FWD(MPI_Scan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Scan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscan
 ANYMPI_PERSISTENT(MPI_Scan_init, MPI_Iscan, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Scan_init_c
-ANYMPI_FWD(MPI_Scan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD(MPI_Scan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscan_c
 ANYMPI_PERSISTENT(MPI_Scan_init_c, MPI_Iscan_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iscan
@@ -1195,14 +1195,14 @@ ANYMPI_WIDE_IF(MPI_Scatter_c, c_in_place_root("MPI_Scatter_c", "recvbuf", recvbu
 ANYMPI_UNSUPPORTED(MPI_Scatter_c, errh_of(comm), "not provided by this MPI")
 #endif
 #if ANYMPI_HAVE_MPI_Scatter_init
-ANYMPI_FWD_IF(MPI_Scatter_init, c_in_place_root("MPI_Scatter_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Scatter_init, c_in_place_root("MPI_Scatter_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscatter
 ANYMPI_PERSISTENT_IF(MPI_Scatter_init, c_in_place_root_at_init("MPI_Scatter_init", "recvbuf", recvbuf, root, comm), MPI_Iscatter, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Scatter_init_c
-ANYMPI_FWD_IF(MPI_Scatter_init_c, c_in_place_root("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Scatter_init_c, c_in_place_root("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscatter_c
 ANYMPI_PERSISTENT_IF(MPI_Scatter_init_c, c_in_place_root_at_init("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), MPI_Iscatter_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iscatter
@@ -1212,7 +1212,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Scatter_init_c, errh_of(comm), "not provided by this 
 #endif
 ANYMPI_FWD_IF(MPI_Scatterv, c_in_place_root("MPI_Scatterv", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Scatterv_init
-ANYMPI_FWD_IF(MPI_Scatterv_init, c_in_place_root("MPI_Scatterv_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout(request)))
+ANYMPI_FWD_IF(MPI_Scatterv_init, c_in_place_root("MPI_Scatterv_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscatterv
 ANYMPI_PERSISTENT_IF(MPI_Scatterv_init, c_in_place_root_at_init("MPI_Scatterv_init", "recvbuf", recvbuf, root, comm), MPI_Iscatterv, errh_of(comm), true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
@@ -1226,11 +1226,11 @@ ANYMPI_WIDE(MPI_Send_c, MPI_Send, errh_of(comm), true, (count, c_hin(datatype)),
 #else
 ANYMPI_UNSUPPORTED(MPI_Send_c, errh_of(comm), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Send_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Send_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #if ANYMPI_HAVE_MPI_Send_init_c
-ANYMPI_FWD(MPI_Send_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Send_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Send_init
-ANYMPI_WIDE(MPI_Send_init_c, MPI_Send_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Send_init_c, MPI_Send_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Send_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1264,11 +1264,11 @@ ANYMPI_WIDE(MPI_Ssend_c, MPI_Ssend, errh_of(comm), true, (count, c_hin(datatype)
 #else
 ANYMPI_UNSUPPORTED(MPI_Ssend_c, errh_of(comm), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Ssend_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Ssend_init, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #if ANYMPI_HAVE_MPI_Ssend_init_c
-ANYMPI_FWD(MPI_Ssend_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_FWD(MPI_Ssend_init_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ssend_init
-ANYMPI_WIDE(MPI_Ssend_init_c, MPI_Ssend_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
+ANYMPI_WIDE(MPI_Ssend_init_c, MPI_Ssend_init, errh_of(comm), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout_persistent(request)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Ssend_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif

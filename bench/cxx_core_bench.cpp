@@ -18,55 +18,71 @@
 
 namespace {
 
-void loops(double scale) {
-  long const n = counting ? 1000 : iterations(1000000, scale);
-  std::vector<int> v(4, 1);
-  int const vn = static_cast<int>(v.size());
+// What every loop works on. The C loops pass the vector's size as a C++ program calling the C
+// API writes it, converted in the call, as mpi:: reads it in each call. Each pair of loops is a function of its own, as a user's call would
+// be in a function of ordinary size: in one huge function g++ keeps temporaries in memory that
+// it otherwise holds in registers, for the C calls and the mpi:: calls alike.
+struct state {
+  long n;
+  std::vector<int> v = std::vector<int>(4, 1);
   int x = 1, y = 0;
+  mpi::comm_view world = mpi::comm_world(), self = mpi::comm_self();
+};
+
+[[gnu::noinline]] void send_vector(state& s) {
+  MEASURE("send_vector.c", s.n, { MPI_Send(s.v.data(), static_cast<int>(s.v.size()), MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD); });
+  MEASURE("send_vector.cxx", s.n, { mpi::send(s.v, mpi::proc_null, 0, s.world); });
+}
+
+[[gnu::noinline]] void recv_vector(state& s) {
   MPI_Status st;
-  MPI_Request r;
-  mpi::comm_view const world = mpi::comm_world(), self = mpi::comm_self();
-
-  MEASURE("send_vector.c", n, { MPI_Send(v.data(), vn, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD); });
-  MEASURE("send_vector.cxx", n, { mpi::send(v, mpi::proc_null, 0, world); });
-
-  MEASURE("recv_vector.c", n, {
-    MPI_Recv(v.data(), vn, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
+  MEASURE("recv_vector.c", s.n, {
+    MPI_Recv(s.v.data(), static_cast<int>(s.v.size()), MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
     sink = st.MPI_SOURCE;
   });
-  MEASURE("recv_vector.cxx", n, { sink = mpi::recv(v, mpi::proc_null, 0, world).source(); });
+  MEASURE("recv_vector.cxx", s.n, { sink = mpi::recv(s.v, mpi::proc_null, 0, s.world).source(); });
+}
 
-  MEASURE("isend_wait.c", n, {
-    MPI_Isend(v.data(), vn, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r);
+[[gnu::noinline]] void isend_wait(state& s) {
+  MPI_Request r;
+  MEASURE("isend_wait.c", s.n, {
+    MPI_Isend(s.v.data(), static_cast<int>(s.v.size()), MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r);
     MPI_Wait(&r, MPI_STATUS_IGNORE);
   });
-  MEASURE("isend_wait.cxx", n, { mpi::isend(v, mpi::proc_null, 0, world).wait(mpi::status_ignore); });
+  MEASURE("isend_wait.cxx", s.n, { mpi::isend(s.v, mpi::proc_null, 0, s.world).wait(mpi::status_ignore); });
+}
 
-  MEASURE("allreduce_int.c", n, {
-    MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
-    sink = y;
+[[gnu::noinline]] void allreduce_int(state& s) {
+  MEASURE("allreduce_int.c", s.n, {
+    MPI_Allreduce(&s.x, &s.y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+    sink = s.y;
   });
-  MEASURE("allreduce_int.cxx", n, {
-    mpi::allreduce(x, y, std::plus<>{}, self);
-    sink = y;
+  MEASURE("allreduce_int.cxx", s.n, {
+    mpi::allreduce(s.x, s.y, std::plus<>{}, s.self);
+    sink = s.y;
   });
+}
 
-  // Whole-message collectives: the core divides the buffer's count by the peer count.
-  MEASURE("allgather_int.c", n, {
-    MPI_Allgather(&x, 1, MPI_INT, &y, 1, MPI_INT, MPI_COMM_SELF);
-    sink = y;
+// Whole-message collectives: the core divides the buffer's count by the peer count.
+[[gnu::noinline]] void allgather_int(state& s) {
+  MEASURE("allgather_int.c", s.n, {
+    MPI_Allgather(&s.x, 1, MPI_INT, &s.y, 1, MPI_INT, MPI_COMM_SELF);
+    sink = s.y;
   });
-  MEASURE("allgather_int.cxx", n, {
-    mpi::allgather(x, y, self);
-    sink = y;
+  MEASURE("allgather_int.cxx", s.n, {
+    mpi::allgather(s.x, s.y, s.self);
+    sink = s.y;
   });
-  MEASURE("gather_int.c", n, {
-    MPI_Gather(&x, 1, MPI_INT, &y, 1, MPI_INT, 0, MPI_COMM_SELF);
-    sink = y;
+}
+
+[[gnu::noinline]] void gather_int(state& s) {
+  MEASURE("gather_int.c", s.n, {
+    MPI_Gather(&s.x, 1, MPI_INT, &s.y, 1, MPI_INT, 0, MPI_COMM_SELF);
+    sink = s.y;
   });
-  MEASURE("gather_int.cxx", n, {
-    mpi::gather(x, y, 0, self);
-    sink = y;
+  MEASURE("gather_int.cxx", s.n, {
+    mpi::gather(s.x, s.y, 0, s.self);
+    sink = s.y;
   });
 }
 
@@ -83,7 +99,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  loops(scale);
+  state s{counting ? 1000 : iterations(1000000, scale)};
+  for (auto loop : {send_vector, recv_vector, isend_wait, allreduce_int, allgather_int, gather_int}) loop(s);
   std::fflush(stdout);
   MPI_Finalize();
   return 0;

@@ -84,15 +84,15 @@ concept reduction_for = op_handle<F> || reduction_callable<F, T>;
 
 template <class T, class F>
 struct op_arg {
-  explicit op_arg(F const& f) {
-    if constexpr (op_handle<F>) h = mpi::handle(f);
-    else {
-      owned = op::create<T>(f);
-      h = owned.native();
-    }
-  }
-  MPI_Op h;
+  explicit op_arg(F const& f) : owned(op::create<T>(f)), h(owned.native()) {}
   op owned;
+  MPI_Op h;
+};
+// An op handle: nothing owned, so nothing to free (nor to test) after the call.
+template <class T, op_handle F>
+struct op_arg<T, F> {
+  explicit op_arg(F const& f) noexcept : h(mpi::handle(f)) {}
+  MPI_Op h;
 };
 
 // How the whole-message buffers of gather, scatter, allgather, alltoall (and the

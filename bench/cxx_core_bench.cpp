@@ -27,6 +27,8 @@ struct state {
   std::vector<int> v = std::vector<int>(4, 1);
   int x = 1, y = 0;
   mpi::comm_view world = mpi::comm_world(), self = mpi::comm_self();
+  // A communicator of the user's: the core cannot know its size without asking MPI.
+  mpi::comm self_dup = mpi::comm_self().dup();
 };
 
 [[gnu::noinline]] void send_vector(state& s) {
@@ -75,6 +77,17 @@ struct state {
   });
 }
 
+[[gnu::noinline]] void allgather_int_dup(state& s) {
+  MEASURE("allgather_int_dup.c", s.n, {
+    MPI_Allgather(&s.x, 1, MPI_INT, &s.y, 1, MPI_INT, s.self_dup.native());
+    sink = s.y;
+  });
+  MEASURE("allgather_int_dup.cxx", s.n, {
+    mpi::allgather(s.x, s.y, s.self_dup);
+    sink = s.y;
+  });
+}
+
 [[gnu::noinline]] void gather_int(state& s) {
   MEASURE("gather_int.c", s.n, {
     MPI_Gather(&s.x, 1, MPI_INT, &s.y, 1, MPI_INT, 0, MPI_COMM_SELF);
@@ -99,8 +112,11 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  state s{counting ? 1000 : iterations(1000000, scale)};
-  for (auto loop : {send_vector, recv_vector, isend_wait, allreduce_int, allgather_int, gather_int}) loop(s);
+  {
+    state s{counting ? 1000 : iterations(1000000, scale)};
+    for (auto loop : {send_vector, recv_vector, isend_wait, allreduce_int, allgather_int, allgather_int_dup, gather_int})
+      loop(s);
+  }  // frees the duplicate before MPI_Finalize
   std::fflush(stdout);
   MPI_Finalize();
   return 0;

@@ -113,7 +113,8 @@ MPI_CXX_ALWAYS_INLINE std::pair<MPI_Count, MPI_Datatype> reduction_shape(S const
 
 // reduce, allreduce, scan, exscan.
 template <mode M, class F, class S, class B, class O, class... R>
-MPI_CXX_ALWAYS_INLINE auto reduce_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O const& op, R const&... root) {
+MPI_CXX_ALWAYS_INLINE auto reduce_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O const& op,
+                                       R const&... root) {
   op_arg<element_type_t<B>, O> o(op);
   auto const [n, t] = reduction_shape(s, r, f.template name<M>());
   return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(s), mpi::ptr(r), counted{n}, t, o.h, mpi::to_rank(root)...,
@@ -130,8 +131,8 @@ auto reduce_scatter_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O
     if constexpr (sizeof...(K) == 0) return counted{count_of(r, fn)};
     else return int_array(recvcounts..., fn, M != mode::blocking);
   }();
-  return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(s), mpi::ptr(r), counts, is_in_place<S> ? type_of(r) : type_of(s),
-                   o.h, comm);
+  return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(s), mpi::ptr(r), counts,
+                   is_in_place<S> ? type_of(r) : type_of(s), o.h, comm);
 }
 
 }  // namespace detail
@@ -161,12 +162,14 @@ MPI_CXX_ALWAYS_INLINE void bcast(B&& buf, Rt const& root, C const& comm) {
 template <data_buffer B, rank_like Rt, comm_handle C>
   requires buffers_outlive_call<B>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ibcast(B&& buf, Rt const& root, C const& comm) {
-  return detail::bcast_impl<detail::mode::nonblocking>(detail::bcast_forms, MPI_INFO_NULL, mpi::handle(comm), buf, root);
+  return detail::bcast_impl<detail::mode::nonblocking>(detail::bcast_forms, MPI_INFO_NULL, mpi::handle(comm), buf,
+                                                       root);
 }
 template <data_buffer B, rank_like Rt, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<B>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request bcast_init(B&& buf, Rt const& root, C const& comm, I const& info = I{}) {
-  return detail::bcast_impl<detail::mode::persistent>(detail::bcast_forms, mpi::handle(info), mpi::handle(comm), buf, root);
+  return detail::bcast_impl<detail::mode::persistent>(detail::bcast_forms, mpi::handle(info), mpi::handle(comm), buf,
+                                                      root);
 }
 
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
@@ -176,12 +179,15 @@ MPI_CXX_ALWAYS_INLINE void gather(S&& s, R&& r, Rt const& root, C const& comm) {
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request igather(S&& s, R&& r, Rt const& root, C const& comm) {
-  return detail::whole_impl<detail::mode::nonblocking>(detail::gather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+  return detail::whole_impl<detail::mode::nonblocking>(detail::gather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+                                                       root);
 }
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request gather_init(S&& s, R&& r, Rt const& root, C const& comm, I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::gather_forms, mpi::handle(info), mpi::handle(comm), s, r, root);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request gather_init(S&& s, R&& r, Rt const& root, C const& comm,
+                                                        I const& info = I{}) {
+  return detail::whole_impl<detail::mode::persistent>(detail::gather_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                      r, root);
 }
 
 template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C>
@@ -191,12 +197,15 @@ MPI_CXX_ALWAYS_INLINE void gatherv(S&& s, R&& r, Rt const& root, C const& comm) 
 template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request igatherv(S&& s, R&& r, Rt const& root, C const& comm) {
-  return detail::gatherv_impl<detail::mode::nonblocking>(detail::gatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+  return detail::gatherv_impl<detail::mode::nonblocking>(detail::gatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s,
+                                                         r, root);
 }
 template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request gatherv_init(S&& s, R&& r, Rt const& root, C const& comm, I const& info = I{}) {
-  return detail::gatherv_impl<detail::mode::persistent>(detail::gatherv_forms, mpi::handle(info), mpi::handle(comm), s, r, root);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request gatherv_init(S&& s, R&& r, Rt const& root, C const& comm,
+                                                         I const& info = I{}) {
+  return detail::gatherv_impl<detail::mode::persistent>(detail::gatherv_forms, mpi::handle(info), mpi::handle(comm),
+                                                        s, r, root);
 }
 
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
@@ -206,12 +215,15 @@ MPI_CXX_ALWAYS_INLINE void scatter(S&& s, R&& r, Rt const& root, C const& comm) 
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iscatter(S&& s, R&& r, Rt const& root, C const& comm) {
-  return detail::whole_impl<detail::mode::nonblocking>(detail::scatter_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+  return detail::whole_impl<detail::mode::nonblocking>(detail::scatter_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+                                                       root);
 }
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatter_init(S&& s, R&& r, Rt const& root, C const& comm, I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::scatter_forms, mpi::handle(info), mpi::handle(comm), s, r, root);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatter_init(S&& s, R&& r, Rt const& root, C const& comm,
+                                                         I const& info = I{}) {
+  return detail::whole_impl<detail::mode::persistent>(detail::scatter_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                      r, root);
 }
 
 template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C>
@@ -221,12 +233,15 @@ MPI_CXX_ALWAYS_INLINE void scatterv(S&& s, R&& r, Rt const& root, C const& comm)
 template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iscatterv(S&& s, R&& r, Rt const& root, C const& comm) {
-  return detail::scatterv_impl<detail::mode::nonblocking>(detail::scatterv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+  return detail::scatterv_impl<detail::mode::nonblocking>(detail::scatterv_forms, MPI_INFO_NULL, mpi::handle(comm), s,
+                                                          r, root);
 }
 template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatterv_init(S&& s, R&& r, Rt const& root, C const& comm, I const& info = I{}) {
-  return detail::scatterv_impl<detail::mode::persistent>(detail::scatterv_forms, mpi::handle(info), mpi::handle(comm), s, r, root);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatterv_init(S&& s, R&& r, Rt const& root, C const& comm,
+                                                          I const& info = I{}) {
+  return detail::scatterv_impl<detail::mode::persistent>(detail::scatterv_forms, mpi::handle(info), mpi::handle(comm),
+                                                         s, r, root);
 }
 
 template <send_buffer S, recv_buffer R, comm_handle C>
@@ -241,7 +256,8 @@ template <send_buffer S, recv_buffer R, comm_handle C>
 template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request allgather_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::allgather_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::whole_impl<detail::mode::persistent>(detail::allgather_forms, mpi::handle(info), mpi::handle(comm),
+                                                      s, r);
 }
 
 template <send_buffer S, recv_buffer_v R, comm_handle C>
@@ -251,12 +267,14 @@ MPI_CXX_ALWAYS_INLINE void allgatherv(S&& s, R&& r, C const& comm) {
 template <send_buffer S, recv_buffer_v R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iallgatherv(S&& s, R&& r, C const& comm) {
-  return detail::gatherv_impl<detail::mode::nonblocking>(detail::allgatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::gatherv_impl<detail::mode::nonblocking>(detail::allgatherv_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                         s, r);
 }
 template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request allgatherv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::gatherv_impl<detail::mode::persistent>(detail::allgatherv_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::gatherv_impl<detail::mode::persistent>(detail::allgatherv_forms, mpi::handle(info),
+                                                        mpi::handle(comm), s, r);
 }
 
 template <send_buffer S, recv_buffer R, comm_handle C>
@@ -271,7 +289,8 @@ template <send_buffer S, recv_buffer R, comm_handle C>
 template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoall_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::alltoall_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::whole_impl<detail::mode::persistent>(detail::alltoall_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                      r);
 }
 
 // alltoallv: the send buffer is a varying buffer, or mpi::in_place.
@@ -282,12 +301,14 @@ MPI_CXX_ALWAYS_INLINE void alltoallv(S&& s, R&& r, C const& comm) {
 template <detail::send_buffer_v_or_in_place S, recv_buffer_v R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ialltoallv(S&& s, R&& r, C const& comm) {
-  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::alltoallv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::alltoallv_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                           s, r);
 }
 template <detail::send_buffer_v_or_in_place S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoallv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::alltoallv_impl<detail::mode::persistent>(detail::alltoallv_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::alltoallv_impl<detail::mode::persistent>(detail::alltoallv_forms, mpi::handle(info),
+                                                          mpi::handle(comm), s, r);
 }
 
 template <send_buffer_w S, recv_buffer_w R, comm_handle C>
@@ -297,12 +318,14 @@ MPI_CXX_ALWAYS_INLINE void alltoallw(S&& s, R&& r, C const& comm) {
 template <send_buffer_w S, recv_buffer_w R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ialltoallw(S&& s, R&& r, C const& comm) {
-  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::alltoallw_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::alltoallw_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                           s, r);
 }
 template <send_buffer_w S, recv_buffer_w R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoallw_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::alltoallv_impl<detail::mode::persistent>(detail::alltoallw_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::alltoallv_impl<detail::mode::persistent>(detail::alltoallw_forms, mpi::handle(info),
+                                                          mpi::handle(comm), s, r);
 }
 
 // Reductions: an op handle or a standard function object (std::plus<> ...); the blocking form
@@ -315,12 +338,15 @@ MPI_CXX_ALWAYS_INLINE void reduce(S&& s, R&& r, Op const& op, Rt const& root, C 
 template <send_buffer S, recv_buffer R, op_handle Op, rank_like Rt, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ireduce(S&& s, R&& r, Op const& op, Rt const& root, C const& comm) {
-  return detail::reduce_impl<detail::mode::nonblocking>(detail::reduce_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op, root);
+  return detail::reduce_impl<detail::mode::nonblocking>(detail::reduce_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+                                                        op, root);
 }
 template <send_buffer S, recv_buffer R, op_handle Op, rank_like Rt, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_init(S&& s, R&& r, Op const& op, Rt const& root, C const& comm, I const& info = I{}) {
-  return detail::reduce_impl<detail::mode::persistent>(detail::reduce_forms, mpi::handle(info), mpi::handle(comm), s, r, op, root);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_init(S&& s, R&& r, Op const& op, Rt const& root, C const& comm,
+                                                        I const& info = I{}) {
+  return detail::reduce_impl<detail::mode::persistent>(detail::reduce_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                       r, op, root);
 }
 
 template <send_buffer S, recv_buffer R, class Op, comm_handle C>
@@ -331,12 +357,15 @@ MPI_CXX_ALWAYS_INLINE void allreduce(S&& s, R&& r, Op const& op, C const& comm) 
 template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iallreduce(S&& s, R&& r, Op const& op, C const& comm) {
-  return detail::reduce_impl<detail::mode::nonblocking>(detail::allreduce_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
+  return detail::reduce_impl<detail::mode::nonblocking>(detail::allreduce_forms, MPI_INFO_NULL, mpi::handle(comm), s,
+                                                        r, op);
 }
 template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request allreduce_init(S&& s, R&& r, Op const& op, C const& comm, I const& info = I{}) {
-  return detail::reduce_impl<detail::mode::persistent>(detail::allreduce_forms, mpi::handle(info), mpi::handle(comm), s, r, op);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request allreduce_init(S&& s, R&& r, Op const& op, C const& comm,
+                                                           I const& info = I{}) {
+  return detail::reduce_impl<detail::mode::persistent>(detail::allreduce_forms, mpi::handle(info), mpi::handle(comm),
+                                                       s, r, op);
 }
 
 template <send_buffer S, recv_buffer R, class Op, comm_handle C>
@@ -352,7 +381,8 @@ template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
 template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request scan_init(S&& s, R&& r, Op const& op, C const& comm, I const& info = I{}) {
-  return detail::reduce_impl<detail::mode::persistent>(detail::scan_forms, mpi::handle(info), mpi::handle(comm), s, r, op);
+  return detail::reduce_impl<detail::mode::persistent>(detail::scan_forms, mpi::handle(info), mpi::handle(comm), s, r,
+                                                       op);
 }
 
 template <send_buffer S, recv_buffer R, class Op, comm_handle C>
@@ -363,28 +393,35 @@ MPI_CXX_ALWAYS_INLINE void exscan(S&& s, R&& r, Op const& op, C const& comm) {
 template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iexscan(S&& s, R&& r, Op const& op, C const& comm) {
-  return detail::reduce_impl<detail::mode::nonblocking>(detail::exscan_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
+  return detail::reduce_impl<detail::mode::nonblocking>(detail::exscan_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+                                                        op);
 }
 template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request exscan_init(S&& s, R&& r, Op const& op, C const& comm, I const& info = I{}) {
-  return detail::reduce_impl<detail::mode::persistent>(detail::exscan_forms, mpi::handle(info), mpi::handle(comm), s, r, op);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request exscan_init(S&& s, R&& r, Op const& op, C const& comm,
+                                                        I const& info = I{}) {
+  return detail::reduce_impl<detail::mode::persistent>(detail::exscan_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                       r, op);
 }
 
 template <send_buffer S, recv_buffer R, class Op, comm_handle C>
   requires detail::reduction_for<Op, detail::element_type_t<R>>
 MPI_CXX_ALWAYS_INLINE void reduce_scatter_block(S&& s, R&& r, Op const& op, C const& comm) {
-  detail::reduce_scatter_impl<detail::mode::blocking>(detail::reduce_scatter_block_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
+  detail::reduce_scatter_impl<detail::mode::blocking>(detail::reduce_scatter_block_forms, MPI_INFO_NULL,
+                                                      mpi::handle(comm), s, r, op);
 }
 template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ireduce_scatter_block(S&& s, R&& r, Op const& op, C const& comm) {
-  return detail::reduce_scatter_impl<detail::mode::nonblocking>(detail::reduce_scatter_block_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
+  return detail::reduce_scatter_impl<detail::mode::nonblocking>(detail::reduce_scatter_block_forms, MPI_INFO_NULL,
+                                                                mpi::handle(comm), s, r, op);
 }
 template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_scatter_block_init(S&& s, R&& r, Op const& op, C const& comm, I const& info = I{}) {
-  return detail::reduce_scatter_impl<detail::mode::persistent>(detail::reduce_scatter_block_forms, mpi::handle(info), mpi::handle(comm), s, r, op);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_scatter_block_init(S&& s, R&& r, Op const& op, C const& comm,
+                                                                      I const& info = I{}) {
+  return detail::reduce_scatter_impl<detail::mode::persistent>(detail::reduce_scatter_block_forms, mpi::handle(info),
+                                                               mpi::handle(comm), s, r, op);
 }
 
 // MPI reads recvcounts until a nonblocking or persistent reduce_scatter completes: it is held
@@ -392,17 +429,21 @@ template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle
 template <send_buffer S, recv_buffer R, cnt_range K, class Op, comm_handle C>
   requires detail::reduction_for<Op, detail::element_type_t<R>>
 MPI_CXX_ALWAYS_INLINE void reduce_scatter(S&& s, R&& r, K&& recvcounts, Op const& op, C const& comm) {
-  detail::reduce_scatter_impl<detail::mode::blocking>(detail::reduce_scatter_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op, recvcounts);
+  detail::reduce_scatter_impl<detail::mode::blocking>(detail::reduce_scatter_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                      s, r, op, recvcounts);
 }
 template <send_buffer S, recv_buffer R, cnt_range K, op_handle Op, comm_handle C>
   requires buffers_outlive_call<S, R, K>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ireduce_scatter(S&& s, R&& r, K&& recvcounts, Op const& op, C const& comm) {
-  return detail::reduce_scatter_impl<detail::mode::nonblocking>(detail::reduce_scatter_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op, recvcounts);
+  return detail::reduce_scatter_impl<detail::mode::nonblocking>(detail::reduce_scatter_forms, MPI_INFO_NULL,
+                                                                mpi::handle(comm), s, r, op, recvcounts);
 }
 template <send_buffer S, recv_buffer R, cnt_range K, op_handle Op, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R, K>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_scatter_init(S&& s, R&& r, K&& recvcounts, Op const& op, C const& comm, I const& info = I{}) {
-  return detail::reduce_scatter_impl<detail::mode::persistent>(detail::reduce_scatter_forms, mpi::handle(info), mpi::handle(comm), s, r, op, recvcounts);
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_scatter_init(S&& s, R&& r, K&& recvcounts, Op const& op,
+                                                                C const& comm, I const& info = I{}) {
+  return detail::reduce_scatter_impl<detail::mode::persistent>(detail::reduce_scatter_forms, mpi::handle(info),
+                                                               mpi::handle(comm), s, r, op, recvcounts);
 }
 
 // The paper's defaults: MPI_COMM_WORLD, and root 0 for bcast.

@@ -31,27 +31,32 @@ MPI_CXX_ALWAYS_INLINE void neighbor_allgather(S&& s, R&& r, C const& comm) {
 template <send_buffer S, recv_buffer R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ineighbor_allgather(S&& s, R&& r, C const& comm) {
-  return detail::whole_impl<detail::mode::nonblocking>(detail::neighbor_allgather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::whole_impl<detail::mode::nonblocking>(detail::neighbor_allgather_forms, MPI_INFO_NULL,
+                                                       mpi::handle(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_allgather_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::neighbor_allgather_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::whole_impl<detail::mode::persistent>(detail::neighbor_allgather_forms, mpi::handle(info),
+                                                      mpi::handle(comm), s, r);
 }
 
 template <send_buffer S, recv_buffer_v R, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void neighbor_allgatherv(S&& s, R&& r, C const& comm) {
-  detail::gatherv_impl<detail::mode::blocking>(detail::neighbor_allgatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  detail::gatherv_impl<detail::mode::blocking>(detail::neighbor_allgatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s,
+                                               r);
 }
 template <send_buffer S, recv_buffer_v R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ineighbor_allgatherv(S&& s, R&& r, C const& comm) {
-  return detail::gatherv_impl<detail::mode::nonblocking>(detail::neighbor_allgatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::gatherv_impl<detail::mode::nonblocking>(detail::neighbor_allgatherv_forms, MPI_INFO_NULL,
+                                                         mpi::handle(comm), s, r);
 }
 template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_allgatherv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::gatherv_impl<detail::mode::persistent>(detail::neighbor_allgatherv_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::gatherv_impl<detail::mode::persistent>(detail::neighbor_allgatherv_forms, mpi::handle(info),
+                                                        mpi::handle(comm), s, r);
 }
 
 template <send_buffer S, recv_buffer R, comm_handle C>
@@ -61,42 +66,50 @@ MPI_CXX_ALWAYS_INLINE void neighbor_alltoall(S&& s, R&& r, C const& comm) {
 template <send_buffer S, recv_buffer R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ineighbor_alltoall(S&& s, R&& r, C const& comm) {
-  return detail::whole_impl<detail::mode::nonblocking>(detail::neighbor_alltoall_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::whole_impl<detail::mode::nonblocking>(detail::neighbor_alltoall_forms, MPI_INFO_NULL,
+                                                       mpi::handle(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_alltoall_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::neighbor_alltoall_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::whole_impl<detail::mode::persistent>(detail::neighbor_alltoall_forms, mpi::handle(info),
+                                                      mpi::handle(comm), s, r);
 }
 
 template <send_buffer_v S, recv_buffer_v R, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void neighbor_alltoallv(S&& s, R&& r, C const& comm) {
-  detail::alltoallv_impl<detail::mode::blocking>(detail::neighbor_alltoallv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  detail::alltoallv_impl<detail::mode::blocking>(detail::neighbor_alltoallv_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                 s, r);
 }
 template <send_buffer_v S, recv_buffer_v R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ineighbor_alltoallv(S&& s, R&& r, C const& comm) {
-  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::neighbor_alltoallv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::neighbor_alltoallv_forms, MPI_INFO_NULL,
+                                                           mpi::handle(comm), s, r);
 }
 template <send_buffer_v S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_alltoallv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::alltoallv_impl<detail::mode::persistent>(detail::neighbor_alltoallv_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::alltoallv_impl<detail::mode::persistent>(detail::neighbor_alltoallv_forms, mpi::handle(info),
+                                                          mpi::handle(comm), s, r);
 }
 
 template <send_buffer_w S, recv_buffer_w R, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void neighbor_alltoallw(S&& s, R&& r, C const& comm) {
-  detail::alltoallv_impl<detail::mode::blocking>(detail::neighbor_alltoallw_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  detail::alltoallv_impl<detail::mode::blocking>(detail::neighbor_alltoallw_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                 s, r);
 }
 template <send_buffer_w S, recv_buffer_w R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ineighbor_alltoallw(S&& s, R&& r, C const& comm) {
-  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::neighbor_alltoallw_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::neighbor_alltoallw_forms, MPI_INFO_NULL,
+                                                           mpi::handle(comm), s, r);
 }
 template <send_buffer_w S, recv_buffer_w R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_alltoallw_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::alltoallv_impl<detail::mode::persistent>(detail::neighbor_alltoallw_forms, mpi::handle(info), mpi::handle(comm), s, r);
+  return detail::alltoallv_impl<detail::mode::persistent>(detail::neighbor_alltoallw_forms, mpi::handle(info),
+                                                          mpi::handle(comm), s, r);
 }
 
 }  // namespace mpi

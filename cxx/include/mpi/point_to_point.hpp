@@ -164,37 +164,43 @@ MPI_CXX_ALWAYS_INLINE status recv(B&& buf, R const& source) {
 
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C,
           detail::status_out St>
-MPI_CXX_ALWAYS_INLINE void sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source, TR const& recvtag,
+MPI_CXX_ALWAYS_INLINE void sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
+                                    TR const& recvtag,
               C const& comm, St&& st) {
   detail::sendrecv<detail::mode::blocking>(detail::status_ptr(st), sbuf, dest, sendtag, rbuf, source, recvtag, comm);
 }
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C>
-MPI_CXX_ALWAYS_INLINE status sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source, TR const& recvtag,
+MPI_CXX_ALWAYS_INLINE status sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
+                                      TR const& recvtag,
                 C const& comm) {
   return detail::returned([&](status& st) { mpi::sendrecv(sbuf, dest, sendtag, rbuf, source, recvtag, comm, st); });
 }
 // MPI-4.0; MPI_ERR_UNSUPPORTED_OPERATION on an older MPI.
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C>
   requires buffer_outlives_call<S> && buffer_outlives_call<B>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request isendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request isendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf,
+                                                      RS const& source,
                                 TR const& recvtag, C const& comm) {
   return detail::sendrecv<detail::mode::nonblocking>(nullptr, sbuf, dest, sendtag, rbuf, source, recvtag, comm);
 }
 
 template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C, detail::status_out St>
-MPI_CXX_ALWAYS_INLINE void sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag, C const& comm,
+MPI_CXX_ALWAYS_INLINE void sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
+                                            TR const& recvtag, C const& comm,
                       St&& st) {
   detail::sendrecv_replace<detail::mode::blocking>(detail::status_ptr(st), buf, dest, sendtag, source, recvtag, comm);
 }
 template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C>
-MPI_CXX_ALWAYS_INLINE status sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag,
+MPI_CXX_ALWAYS_INLINE status sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
+                                              TR const& recvtag,
                         C const& comm) {
   return detail::returned([&](status& st) { mpi::sendrecv_replace(buf, dest, sendtag, source, recvtag, comm, st); });
 }
 // MPI-4.0; MPI_ERR_UNSUPPORTED_OPERATION on an older MPI.
 template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C>
   requires buffer_outlives_call<B>
-[[nodiscard]] MPI_CXX_ALWAYS_INLINE request isendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request isendrecv_replace(B&& buf, RD const& dest, TS const& sendtag,
+                                                              RS const& source,
                                         TR const& recvtag, C const& comm) {
   return detail::sendrecv_replace<detail::mode::nonblocking>(nullptr, buf, dest, sendtag, source, recvtag, comm);
 }

@@ -1,5 +1,6 @@
 // Shared machinery of the collective families (blocking, nonblocking, persistent): the
-// argument kinds, the forms table macro and the public-API macro.
+// argument kinds and the forms table macro (detail::*_forms; the public functions are written
+// out in collectives.hpp and neighborhood.hpp).
 #pragma once
 
 #include <mpi/buffer.hpp>
@@ -17,38 +18,42 @@
 namespace mpi::detail {
 
 // Number of processes a rooted/all-to-all collective exchanges with: the group size, or
-// the remote group size on an intercommunicator.
+// the remote group size on an intercommunicator. MPI_COMM_SELF is one process by definition
+// and MPI_COMM_WORLD's size is fixed from MPI_Init to MPI_Finalize, so neither costs an MPI
+// call after the first; any other communicator is asked each time (its handle may name
+// another communicator once it is freed, so nothing is cached for it).
 inline int peer_count(MPI_Comm c) {
-  int inter = 0, n = 0;
+  if (c == MPI_COMM_SELF) return 1;
+  int n = 0;
+  if (c == MPI_COMM_WORLD) {
+    static int const world = [] {
+      int w = 0;
+      MPI_CXX_CALL(MPI_Comm_size, MPI_COMM_WORLD, &w);
+      return w;
+    }();
+    return world;
+  }
+  int inter = 0;
   MPI_CXX_CALL(MPI_Comm_test_inter, c, &inter);
   if (inter) MPI_CXX_CALL(MPI_Comm_remote_size, c, &n);
   else MPI_CXX_CALL(MPI_Comm_size, c, &n);
   return n;
 }
-inline bool is_inter(MPI_Comm c) {
-  int inter = 0;
-  MPI_CXX_CALL(MPI_Comm_test_inter, c, &inter);
-  return inter != 0;
-}
 // Whether this process is the root of a rooted collective (MPI_ROOT on an intercomm).
 inline bool is_root(MPI_Comm c, int root) {
-  if (is_inter(c)) return root == MPI_ROOT;
-  int r = 0;
+  int inter = 0, r = 0;
+  MPI_CXX_CALL(MPI_Comm_test_inter, c, &inter);
+  if (inter) return root == MPI_ROOT;
   MPI_CXX_CALL(MPI_Comm_rank, c, &r);
   return r == root;
 }
-// A buffer describes the whole message of this process; the C binding wants the count
-// per peer process.
-inline MPI_Count per_process(MPI_Count total, int n, char const* fn, char const* which) {
-  if (n == 0) {
-    if (total == 0) return 0;
-    fail(MPI_ERR_COUNT, fn, std::string(which) + " has elements but there are no peer processes");
-  }
-  if (total % n != 0)
-    fail(MPI_ERR_COUNT, fn,
-         std::string(which) + " count " + std::to_string(total) + " is not divisible by the " +
-             std::to_string(n) + " peer processes");
-  return total / n;
+// A whole-message buffer whose count does not divide into the count per peer process: the
+// error, out of line.
+MPI_CXX_COLD [[noreturn]] inline void indivisible(MPI_Count total, int n, char const* fn, char const* which) {
+  if (n == 0) fail(MPI_ERR_COUNT, fn, std::string(which) + " has elements but there are no peer processes");
+  fail(MPI_ERR_COUNT, fn,
+       std::string(which) + " count " + std::to_string(total) + " is not divisible by the " + std::to_string(n) +
+           " peer processes");
 }
 
 template <class B>
@@ -84,15 +89,15 @@ concept reduction_for = op_handle<F> || reduction_callable<F, T>;
 
 template <class T, class F>
 struct op_arg {
-  explicit op_arg(F const& f) {
-    if constexpr (op_handle<F>) h = mpi::handle(f);
-    else {
-      owned = op::create<T>(f);
-      h = owned.native();
-    }
-  }
-  MPI_Op h;
+  explicit op_arg(F const& f) : owned(op::create<T>(f)), h(owned.native()) {}
   op owned;
+  MPI_Op h;
+};
+// An op handle: nothing owned, so nothing to free (nor to test) after the call.
+template <class T, op_handle F>
+struct op_arg<T, F> {
+  explicit op_arg(F const& f) noexcept : h(mpi::handle(f)) {}
+  MPI_Op h;
 };
 
 // How the whole-message buffers of gather, scatter, allgather, alltoall (and the
@@ -174,28 +179,4 @@ struct in_place_varying {
   ::mpi::detail::forms {                                                                       \
     MPI_CXX_COUNTED_FN(MPI_##Name), MPI_CXX_COUNTED_FN(MPI_I##name),                           \
         MPI_CXX_PERSISTENT_COLL_FN_(MPI_##Name##_init) __VA_OPT__(, ) __VA_ARGS__              \
-  }
-
-#define MPI_CXX_UNPAREN_(...) __VA_ARGS__
-
-// The three public forms of one collective, calling detail::<impl>_impl with the forms
-// detail::<name>_forms. BUFFERS names the template parameters of its buffers: the
-// nonblocking and persistent forms take no temporary buffer (buffer_outlives_call).
-#define MPI_CXX_COLL_VARIANTS_(name, impl, TPL, PARAMS, ARGS, BUFFERS)                            \
-  template <MPI_CXX_UNPAREN_ TPL, comm_handle C>                                                  \
-  void name(MPI_CXX_UNPAREN_ PARAMS, C const& comm) {                                             \
-    detail::impl##_impl<detail::mode::blocking>(detail::name##_forms, MPI_INFO_NULL, mpi::handle(comm), \
-                                                MPI_CXX_UNPAREN_ ARGS);                          \
-  }                                                                                               \
-  template <MPI_CXX_UNPAREN_ TPL, comm_handle C>                                                  \
-    requires buffers_outlive_call<MPI_CXX_UNPAREN_ BUFFERS>                                       \
-  [[nodiscard]] request i##name(MPI_CXX_UNPAREN_ PARAMS, C const& comm) {                         \
-    return detail::impl##_impl<detail::mode::nonblocking>(detail::name##_forms, MPI_INFO_NULL,    \
-                                                          mpi::handle(comm), MPI_CXX_UNPAREN_ ARGS); \
-  }                                                                                               \
-  template <MPI_CXX_UNPAREN_ TPL, comm_handle C, info_handle I = info_view>                       \
-    requires buffers_outlive_call<MPI_CXX_UNPAREN_ BUFFERS>                                       \
-  [[nodiscard]] request name##_init(MPI_CXX_UNPAREN_ PARAMS, C const& comm, I const& info = I{}) { \
-    return detail::impl##_impl<detail::mode::persistent>(detail::name##_forms, mpi::handle(info), \
-                                                         mpi::handle(comm), MPI_CXX_UNPAREN_ ARGS); \
   }

@@ -38,28 +38,35 @@ inline constexpr auto reduce_scatter_forms = MPI_CXX_COLL_FORMS_(Reduce_scatter,
 // One body per argument shape; `f` says which collective and form.
 
 template <mode M, class F>
-auto barrier_impl(F const& f, MPI_Info info, MPI_Comm comm) {
+MPI_CXX_ALWAYS_INLINE auto barrier_impl(F const& f, MPI_Info info, MPI_Comm comm) {
   return invoke<M>(f, coll_tail{.info = info}, comm);
 }
 
 template <mode M, class F, class B, class R>
-auto bcast_impl(F const& f, MPI_Info info, MPI_Comm comm, B& b, R const& root) {
+MPI_CXX_ALWAYS_INLINE auto bcast_impl(F const& f, MPI_Info info, MPI_Comm comm, B& b, R const& root) {
   return invoke<M>(f, coll_tail{.info = info}, buf(b, f.template name<M>()), mpi::to_rank(root), comm);
 }
 
 // Whole-message buffers (gather, scatter, allgather, alltoall and neighbor_allgather,
-// neighbor_alltoall), divided as f.split says.
+// neighbor_alltoall), divided as f.split says. The peers are asked of MPI (f.split.peers) only
+// when a divided buffer has elements, and once for both buffers; root-ness only when a count
+// does not divide, to tell an error (the buffer is significant) from a buffer MPI ignores (a
+// rooted collective's divided buffer at a non-root, whose count is then passed as 0).
 template <mode M, class F, class S, class B, class... R>
-auto whole_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, R const&... root) {
+MPI_CXX_ALWAYS_INLINE auto whole_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, R const&... root) {
   char const* fn = f.template name<M>();
-  bool const at_root = (is_root(comm, mpi::to_rank(root)) && ...);  // true without a root
-  auto count = [&]<class X>(X& x, bool divided, bool recv) -> MPI_Count {
+  std::pair<int, int> peers{-1, -1};
+  auto count = [&]<class X>(X& x, bool divided, bool recv) MPI_CXX_ALWAYS_INLINE_LAMBDA -> MPI_Count {
     if constexpr (is_in_place<X>) return 0;
-    else if (!divided) return count_of(x, fn);
-    else if (!at_root) return 0;
     else {
-      auto const [in, out] = f.split.peers(comm);
-      return per_process(count_of(x, fn), recv ? in : out, fn, recv ? "receive buffer" : "send buffer");
+      MPI_Count const total = count_of(x, fn);
+      if (!divided || total == 0) return total;
+      if (peers.first < 0) peers = f.split.peers(comm);
+      int const n = recv ? peers.first : peers.second;
+      if (n > 0 && total % n == 0) [[likely]]
+        return total / n;
+      if (!(is_root(comm, mpi::to_rank(root)) && ...)) return 0;  // true without a root
+      indivisible(total, n, fn, recv ? "receive buffer" : "send buffer");
     }
   };
   return invoke<M>(f, coll_tail{.info = info}, buf_count(s, count(s, f.split.send, false)),
@@ -99,14 +106,15 @@ auto alltoallv_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r) {
 
 // Count and datatype of a reduction: from the send buffer, or the receive buffer in place.
 template <class S, class B>
-std::pair<MPI_Count, MPI_Datatype> reduction_shape(S const& s, B const& r, char const* fn) {
+MPI_CXX_ALWAYS_INLINE std::pair<MPI_Count, MPI_Datatype> reduction_shape(S const& s, B const& r, char const* fn) {
   if constexpr (is_in_place<S>) return {count_of(r, fn), type_of(r)};
   else return {count_of(s, fn), type_of(s)};
 }
 
 // reduce, allreduce, scan, exscan.
 template <mode M, class F, class S, class B, class O, class... R>
-auto reduce_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O const& op, R const&... root) {
+MPI_CXX_ALWAYS_INLINE auto reduce_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O const& op,
+                                       R const&... root) {
   op_arg<element_type_t<B>, O> o(op);
   auto const [n, t] = reduction_shape(s, r, f.template name<M>());
   return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(s), mpi::ptr(r), counted{n}, t, o.h, mpi::to_rank(root)...,
@@ -123,79 +131,320 @@ auto reduce_scatter_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, O
     if constexpr (sizeof...(K) == 0) return counted{count_of(r, fn)};
     else return int_array(recvcounts..., fn, M != mode::blocking);
   }();
-  return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(s), mpi::ptr(r), counts, is_in_place<S> ? type_of(r) : type_of(s),
-                   o.h, comm);
+  return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(s), mpi::ptr(r), counts,
+                   is_in_place<S> ? type_of(r) : type_of(s), o.h, comm);
 }
 
 }  // namespace detail
 
-// Reductions: the blocking form also accepts a callable on the element type. ARGS2 follow
-// the op (reduce's root), written with a leading comma. BUFFERS as for MPI_CXX_COLL_VARIANTS_.
-#define MPI_CXX_REDUCTION_VARIANTS_(name, impl, TPL, PARAMS, ARGS, PARAMS2, ARGS2, BUFFERS)        \
-  template <MPI_CXX_UNPAREN_ TPL, class Op, comm_handle C>                                          \
-    requires detail::reduction_for<Op, detail::element_type_t<R>>                                   \
-  void name(MPI_CXX_UNPAREN_ PARAMS, Op const& op MPI_CXX_UNPAREN_ PARAMS2, C const& comm) {        \
-    detail::impl##_impl<detail::mode::blocking>(detail::name##_forms, MPI_INFO_NULL, mpi::handle(comm), \
-                                                MPI_CXX_UNPAREN_ ARGS, op MPI_CXX_UNPAREN_ ARGS2);   \
-  }                                                                                                 \
-  template <MPI_CXX_UNPAREN_ TPL, op_handle Op, comm_handle C>                                      \
-    requires buffers_outlive_call<MPI_CXX_UNPAREN_ BUFFERS>                                         \
-  [[nodiscard]] request i##name(MPI_CXX_UNPAREN_ PARAMS, Op const& op MPI_CXX_UNPAREN_ PARAMS2,      \
-                                C const& comm) {                                                    \
-    return detail::impl##_impl<detail::mode::nonblocking>(detail::name##_forms, MPI_INFO_NULL,      \
-                                                          mpi::handle(comm), MPI_CXX_UNPAREN_ ARGS,  \
-                                                          op MPI_CXX_UNPAREN_ ARGS2);                \
-  }                                                                                                 \
-  template <MPI_CXX_UNPAREN_ TPL, op_handle Op, comm_handle C, info_handle I = info_view>           \
-    requires buffers_outlive_call<MPI_CXX_UNPAREN_ BUFFERS>                                         \
-  [[nodiscard]] request name##_init(MPI_CXX_UNPAREN_ PARAMS, Op const& op MPI_CXX_UNPAREN_ PARAMS2,  \
-                                    C const& comm, I const& info = I{}) {                           \
-    return detail::impl##_impl<detail::mode::persistent>(detail::name##_forms, mpi::handle(info),   \
-                                                         mpi::handle(comm), MPI_CXX_UNPAREN_ ARGS,   \
-                                                         op MPI_CXX_UNPAREN_ ARGS2);                 \
-  }
+// Each collective in its three forms: blocking `x`, nonblocking `ix` and persistent `x_init`,
+// each a one-line forward to the body of its argument shape (detail::*_impl above) with its C
+// bindings (detail::x_forms). The nonblocking and persistent forms take no temporary buffer
+// (buffers_outlive_call, buffer.hpp); the persistent ones take an info (MPI_INFO_NULL when none).
 
 template <comm_handle C>
-void barrier(C const& comm) {
+MPI_CXX_ALWAYS_INLINE void barrier(C const& comm) {
   detail::barrier_impl<detail::mode::blocking>(detail::barrier_forms, MPI_INFO_NULL, mpi::handle(comm));
 }
 template <comm_handle C>
-[[nodiscard]] request ibarrier(C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ibarrier(C const& comm) {
   return detail::barrier_impl<detail::mode::nonblocking>(detail::barrier_forms, MPI_INFO_NULL, mpi::handle(comm));
 }
 template <comm_handle C, info_handle I = info_view>
-[[nodiscard]] request barrier_init(C const& comm, I const& info = I{}) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request barrier_init(C const& comm, I const& info = I{}) {
   return detail::barrier_impl<detail::mode::persistent>(detail::barrier_forms, mpi::handle(info), mpi::handle(comm));
 }
 
-MPI_CXX_COLL_VARIANTS_(bcast, bcast, (data_buffer B, rank_like Rt), (B&& buf, Rt const& root), (buf, root), (B))
-MPI_CXX_COLL_VARIANTS_(gather, whole, (send_buffer S, recv_buffer R, rank_like Rt), (S&& s, R&& r, Rt const& root),
-                       (s, r, root), (S, R))
-MPI_CXX_COLL_VARIANTS_(gatherv, gatherv, (send_buffer S, recv_buffer_v R, rank_like Rt),
-                       (S&& s, R&& r, Rt const& root), (s, r, root), (S, R))
-MPI_CXX_COLL_VARIANTS_(scatter, whole, (send_buffer S, recv_buffer R, rank_like Rt), (S&& s, R&& r, Rt const& root),
-                       (s, r, root), (S, R))
-MPI_CXX_COLL_VARIANTS_(scatterv, scatterv, (send_buffer_v S, recv_buffer R, rank_like Rt),
-                       (S&& s, R&& r, Rt const& root), (s, r, root), (S, R))
-MPI_CXX_COLL_VARIANTS_(allgather, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (S, R))
-MPI_CXX_COLL_VARIANTS_(allgatherv, gatherv, (send_buffer S, recv_buffer_v R), (S&& s, R&& r), (s, r), (S, R))
-MPI_CXX_COLL_VARIANTS_(alltoall, whole, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (S, R))
-MPI_CXX_COLL_VARIANTS_(alltoallw, alltoallv, (send_buffer_w S, recv_buffer_w R), (S&& s, R&& r), (s, r), (S, R))
-// alltoallv: the send buffer is a varying buffer, or mpi::in_place.
-MPI_CXX_COLL_VARIANTS_(alltoallv, alltoallv, (detail::send_buffer_v_or_in_place S, recv_buffer_v R), (S&& s, R&& r),
-                       (s, r), (S, R))
+template <data_buffer B, rank_like Rt, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void bcast(B&& buf, Rt const& root, C const& comm) {
+  detail::bcast_impl<detail::mode::blocking>(detail::bcast_forms, MPI_INFO_NULL, mpi::handle(comm), buf, root);
+}
+template <data_buffer B, rank_like Rt, comm_handle C>
+  requires buffers_outlive_call<B>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ibcast(B&& buf, Rt const& root, C const& comm) {
+  return detail::bcast_impl<detail::mode::nonblocking>(detail::bcast_forms, MPI_INFO_NULL, mpi::handle(comm), buf,
+                                                       root);
+}
+template <data_buffer B, rank_like Rt, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<B>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request bcast_init(B&& buf, Rt const& root, C const& comm, I const& info = I{}) {
+  return detail::bcast_impl<detail::mode::persistent>(detail::bcast_forms, mpi::handle(info), mpi::handle(comm), buf,
+                                                      root);
+}
 
-MPI_CXX_REDUCTION_VARIANTS_(reduce, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r),
-                            (, rank_like auto const& root), (, root), (S, R))
-MPI_CXX_REDUCTION_VARIANTS_(allreduce, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), (), (S, R))
-MPI_CXX_REDUCTION_VARIANTS_(scan, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), (), (S, R))
-MPI_CXX_REDUCTION_VARIANTS_(exscan, reduce, (send_buffer S, recv_buffer R), (S&& s, R&& r), (s, r), (), (), (S, R))
-MPI_CXX_REDUCTION_VARIANTS_(reduce_scatter_block, reduce_scatter, (send_buffer S, recv_buffer R), (S&& s, R&& r),
-                            (s, r), (), (), (S, R))
+template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void gather(S&& s, R&& r, Rt const& root, C const& comm) {
+  detail::whole_impl<detail::mode::blocking>(detail::gather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+}
+template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request igather(S&& s, R&& r, Rt const& root, C const& comm) {
+  return detail::whole_impl<detail::mode::nonblocking>(detail::gather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+                                                       root);
+}
+template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request gather_init(S&& s, R&& r, Rt const& root, C const& comm,
+                                                        I const& info = I{}) {
+  return detail::whole_impl<detail::mode::persistent>(detail::gather_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                      r, root);
+}
+
+template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void gatherv(S&& s, R&& r, Rt const& root, C const& comm) {
+  detail::gatherv_impl<detail::mode::blocking>(detail::gatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+}
+template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request igatherv(S&& s, R&& r, Rt const& root, C const& comm) {
+  return detail::gatherv_impl<detail::mode::nonblocking>(detail::gatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s,
+                                                         r, root);
+}
+template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request gatherv_init(S&& s, R&& r, Rt const& root, C const& comm,
+                                                         I const& info = I{}) {
+  return detail::gatherv_impl<detail::mode::persistent>(detail::gatherv_forms, mpi::handle(info), mpi::handle(comm),
+                                                        s, r, root);
+}
+
+template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void scatter(S&& s, R&& r, Rt const& root, C const& comm) {
+  detail::whole_impl<detail::mode::blocking>(detail::scatter_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+}
+template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request iscatter(S&& s, R&& r, Rt const& root, C const& comm) {
+  return detail::whole_impl<detail::mode::nonblocking>(detail::scatter_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+                                                       root);
+}
+template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatter_init(S&& s, R&& r, Rt const& root, C const& comm,
+                                                         I const& info = I{}) {
+  return detail::whole_impl<detail::mode::persistent>(detail::scatter_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                      r, root);
+}
+
+template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void scatterv(S&& s, R&& r, Rt const& root, C const& comm) {
+  detail::scatterv_impl<detail::mode::blocking>(detail::scatterv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+}
+template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request iscatterv(S&& s, R&& r, Rt const& root, C const& comm) {
+  return detail::scatterv_impl<detail::mode::nonblocking>(detail::scatterv_forms, MPI_INFO_NULL, mpi::handle(comm), s,
+                                                          r, root);
+}
+template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatterv_init(S&& s, R&& r, Rt const& root, C const& comm,
+                                                          I const& info = I{}) {
+  return detail::scatterv_impl<detail::mode::persistent>(detail::scatterv_forms, mpi::handle(info), mpi::handle(comm),
+                                                         s, r, root);
+}
+
+template <send_buffer S, recv_buffer R, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void allgather(S&& s, R&& r, C const& comm) {
+  detail::whole_impl<detail::mode::blocking>(detail::allgather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+}
+template <send_buffer S, recv_buffer R, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request iallgather(S&& s, R&& r, C const& comm) {
+  return detail::whole_impl<detail::mode::nonblocking>(detail::allgather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+}
+template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request allgather_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
+  return detail::whole_impl<detail::mode::persistent>(detail::allgather_forms, mpi::handle(info), mpi::handle(comm),
+                                                      s, r);
+}
+
+template <send_buffer S, recv_buffer_v R, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void allgatherv(S&& s, R&& r, C const& comm) {
+  detail::gatherv_impl<detail::mode::blocking>(detail::allgatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+}
+template <send_buffer S, recv_buffer_v R, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request iallgatherv(S&& s, R&& r, C const& comm) {
+  return detail::gatherv_impl<detail::mode::nonblocking>(detail::allgatherv_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                         s, r);
+}
+template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request allgatherv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
+  return detail::gatherv_impl<detail::mode::persistent>(detail::allgatherv_forms, mpi::handle(info),
+                                                        mpi::handle(comm), s, r);
+}
+
+template <send_buffer S, recv_buffer R, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void alltoall(S&& s, R&& r, C const& comm) {
+  detail::whole_impl<detail::mode::blocking>(detail::alltoall_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+}
+template <send_buffer S, recv_buffer R, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ialltoall(S&& s, R&& r, C const& comm) {
+  return detail::whole_impl<detail::mode::nonblocking>(detail::alltoall_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+}
+template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoall_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
+  return detail::whole_impl<detail::mode::persistent>(detail::alltoall_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                      r);
+}
+
+// alltoallv: the send buffer is a varying buffer, or mpi::in_place.
+template <detail::send_buffer_v_or_in_place S, recv_buffer_v R, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void alltoallv(S&& s, R&& r, C const& comm) {
+  detail::alltoallv_impl<detail::mode::blocking>(detail::alltoallv_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+}
+template <detail::send_buffer_v_or_in_place S, recv_buffer_v R, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ialltoallv(S&& s, R&& r, C const& comm) {
+  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::alltoallv_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                           s, r);
+}
+template <detail::send_buffer_v_or_in_place S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoallv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
+  return detail::alltoallv_impl<detail::mode::persistent>(detail::alltoallv_forms, mpi::handle(info),
+                                                          mpi::handle(comm), s, r);
+}
+
+template <send_buffer_w S, recv_buffer_w R, comm_handle C>
+MPI_CXX_ALWAYS_INLINE void alltoallw(S&& s, R&& r, C const& comm) {
+  detail::alltoallv_impl<detail::mode::blocking>(detail::alltoallw_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+}
+template <send_buffer_w S, recv_buffer_w R, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ialltoallw(S&& s, R&& r, C const& comm) {
+  return detail::alltoallv_impl<detail::mode::nonblocking>(detail::alltoallw_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                           s, r);
+}
+template <send_buffer_w S, recv_buffer_w R, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoallw_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
+  return detail::alltoallv_impl<detail::mode::persistent>(detail::alltoallw_forms, mpi::handle(info),
+                                                          mpi::handle(comm), s, r);
+}
+
+// Reductions: an op handle or a standard function object (std::plus<> ...); the blocking form
+// also takes any callable on the element type (detail::reduction_for).
+template <send_buffer S, recv_buffer R, class Op, rank_like Rt, comm_handle C>
+  requires detail::reduction_for<Op, detail::element_type_t<R>>
+MPI_CXX_ALWAYS_INLINE void reduce(S&& s, R&& r, Op const& op, Rt const& root, C const& comm) {
+  detail::reduce_impl<detail::mode::blocking>(detail::reduce_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op, root);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, rank_like Rt, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ireduce(S&& s, R&& r, Op const& op, Rt const& root, C const& comm) {
+  return detail::reduce_impl<detail::mode::nonblocking>(detail::reduce_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+                                                        op, root);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, rank_like Rt, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_init(S&& s, R&& r, Op const& op, Rt const& root, C const& comm,
+                                                        I const& info = I{}) {
+  return detail::reduce_impl<detail::mode::persistent>(detail::reduce_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                       r, op, root);
+}
+
+template <send_buffer S, recv_buffer R, class Op, comm_handle C>
+  requires detail::reduction_for<Op, detail::element_type_t<R>>
+MPI_CXX_ALWAYS_INLINE void allreduce(S&& s, R&& r, Op const& op, C const& comm) {
+  detail::reduce_impl<detail::mode::blocking>(detail::allreduce_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request iallreduce(S&& s, R&& r, Op const& op, C const& comm) {
+  return detail::reduce_impl<detail::mode::nonblocking>(detail::allreduce_forms, MPI_INFO_NULL, mpi::handle(comm), s,
+                                                        r, op);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request allreduce_init(S&& s, R&& r, Op const& op, C const& comm,
+                                                           I const& info = I{}) {
+  return detail::reduce_impl<detail::mode::persistent>(detail::allreduce_forms, mpi::handle(info), mpi::handle(comm),
+                                                       s, r, op);
+}
+
+template <send_buffer S, recv_buffer R, class Op, comm_handle C>
+  requires detail::reduction_for<Op, detail::element_type_t<R>>
+MPI_CXX_ALWAYS_INLINE void scan(S&& s, R&& r, Op const& op, C const& comm) {
+  detail::reduce_impl<detail::mode::blocking>(detail::scan_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request iscan(S&& s, R&& r, Op const& op, C const& comm) {
+  return detail::reduce_impl<detail::mode::nonblocking>(detail::scan_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request scan_init(S&& s, R&& r, Op const& op, C const& comm, I const& info = I{}) {
+  return detail::reduce_impl<detail::mode::persistent>(detail::scan_forms, mpi::handle(info), mpi::handle(comm), s, r,
+                                                       op);
+}
+
+template <send_buffer S, recv_buffer R, class Op, comm_handle C>
+  requires detail::reduction_for<Op, detail::element_type_t<R>>
+MPI_CXX_ALWAYS_INLINE void exscan(S&& s, R&& r, Op const& op, C const& comm) {
+  detail::reduce_impl<detail::mode::blocking>(detail::exscan_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request iexscan(S&& s, R&& r, Op const& op, C const& comm) {
+  return detail::reduce_impl<detail::mode::nonblocking>(detail::exscan_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+                                                        op);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request exscan_init(S&& s, R&& r, Op const& op, C const& comm,
+                                                        I const& info = I{}) {
+  return detail::reduce_impl<detail::mode::persistent>(detail::exscan_forms, mpi::handle(info), mpi::handle(comm), s,
+                                                       r, op);
+}
+
+template <send_buffer S, recv_buffer R, class Op, comm_handle C>
+  requires detail::reduction_for<Op, detail::element_type_t<R>>
+MPI_CXX_ALWAYS_INLINE void reduce_scatter_block(S&& s, R&& r, Op const& op, C const& comm) {
+  detail::reduce_scatter_impl<detail::mode::blocking>(detail::reduce_scatter_block_forms, MPI_INFO_NULL,
+                                                      mpi::handle(comm), s, r, op);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ireduce_scatter_block(S&& s, R&& r, Op const& op, C const& comm) {
+  return detail::reduce_scatter_impl<detail::mode::nonblocking>(detail::reduce_scatter_block_forms, MPI_INFO_NULL,
+                                                                mpi::handle(comm), s, r, op);
+}
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_scatter_block_init(S&& s, R&& r, Op const& op, C const& comm,
+                                                                      I const& info = I{}) {
+  return detail::reduce_scatter_impl<detail::mode::persistent>(detail::reduce_scatter_block_forms, mpi::handle(info),
+                                                               mpi::handle(comm), s, r, op);
+}
+
 // MPI reads recvcounts until a nonblocking or persistent reduce_scatter completes: it is held
 // to the buffers' rule.
-MPI_CXX_REDUCTION_VARIANTS_(reduce_scatter, reduce_scatter, (send_buffer S, recv_buffer R, cnt_range K),
-                            (S&& s, R&& r, K&& recvcounts), (s, r), (), (, recvcounts), (S, R, K))
+template <send_buffer S, recv_buffer R, cnt_range K, class Op, comm_handle C>
+  requires detail::reduction_for<Op, detail::element_type_t<R>>
+MPI_CXX_ALWAYS_INLINE void reduce_scatter(S&& s, R&& r, K&& recvcounts, Op const& op, C const& comm) {
+  detail::reduce_scatter_impl<detail::mode::blocking>(detail::reduce_scatter_forms, MPI_INFO_NULL, mpi::handle(comm),
+                                                      s, r, op, recvcounts);
+}
+template <send_buffer S, recv_buffer R, cnt_range K, op_handle Op, comm_handle C>
+  requires buffers_outlive_call<S, R, K>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ireduce_scatter(S&& s, R&& r, K&& recvcounts, Op const& op, C const& comm) {
+  return detail::reduce_scatter_impl<detail::mode::nonblocking>(detail::reduce_scatter_forms, MPI_INFO_NULL,
+                                                                mpi::handle(comm), s, r, op, recvcounts);
+}
+template <send_buffer S, recv_buffer R, cnt_range K, op_handle Op, comm_handle C, info_handle I = info_view>
+  requires buffers_outlive_call<S, R, K>
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_scatter_init(S&& s, R&& r, K&& recvcounts, Op const& op,
+                                                                C const& comm, I const& info = I{}) {
+  return detail::reduce_scatter_impl<detail::mode::persistent>(detail::reduce_scatter_forms, mpi::handle(info),
+                                                               mpi::handle(comm), s, r, op, recvcounts);
+}
 
 // The paper's defaults: MPI_COMM_WORLD, and root 0 for bcast.
 inline void barrier() { mpi::barrier(comm_world()); }

@@ -48,3 +48,19 @@
 #ifndef MPI_CXX_HAS_VALUE_INDEX
 #define MPI_CXX_HAS_VALUE_INDEX (MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1))
 #endif
+
+// The core's forwarding layers (an operation's public function, its body, the choice of the
+// int or _c binding, the buffer's count): forced inline, so that a call costs what the C call
+// costs however large the caller is (g++ stops inlining into a large function otherwise, and
+// each layer left out of line costs a call, a frame and the argument moves). Error paths stay
+// out of line (MPI_CXX_COLD) so the inlined code is only the test that leads to them.
+#if defined(__GNUC__) || defined(__clang__)
+#define MPI_CXX_ALWAYS_INLINE [[gnu::always_inline]] inline
+#define MPI_CXX_COLD [[gnu::cold, gnu::noinline]]
+// on a lambda, after its parameters
+#define MPI_CXX_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define MPI_CXX_ALWAYS_INLINE inline
+#define MPI_CXX_COLD
+#define MPI_CXX_ALWAYS_INLINE_LAMBDA
+#endif

@@ -24,21 +24,23 @@
 
 namespace mpi::detail {
 
+// A count MPI_Count cannot hold (negative, or beyond its range): the error, out of line.
 template <class N>
-MPI_Count to_count(N n, char const* function) {
+MPI_CXX_COLD [[noreturn]] void bad_count(N n, char const* function) {
+  if (std::cmp_less(n, 0)) fail(MPI_ERR_COUNT, function, "negative count " + std::to_string(n));
+  fail(MPI_ERR_COUNT, function, "count " + std::to_string(n) + " exceeds MPI_Count");
+}
+
+template <class N>
+MPI_CXX_ALWAYS_INLINE MPI_Count to_count(N n, char const* function) {
   using U = std::remove_cvref_t<N>;
-  if constexpr (std::is_signed_v<U>) {
-    if (n < 0) fail(MPI_ERR_COUNT, function, "negative count " + std::to_string(n));
-  }
-  if constexpr (std::numeric_limits<U>::max() > std::numeric_limits<MPI_Count>::max()) {
-    if (n > static_cast<U>(std::numeric_limits<MPI_Count>::max()))
-      fail(MPI_ERR_COUNT, function, "count " + std::to_string(n) + " exceeds MPI_Count");
-  }
+  if (!std::in_range<MPI_Count>(n)) [[unlikely]]
+    bad_count<U>(n, function);
   return static_cast<MPI_Count>(n);
 }
 
 template <class B>
-MPI_Count count_of(B const& b, char const* function) {
+MPI_CXX_ALWAYS_INLINE MPI_Count count_of(B const& b, char const* function) {
   return to_count(mpi::count(b), function);
 }
 
@@ -147,7 +149,7 @@ struct counted_fn {
 // Calls call(form, fn) -> int with the int binding when `fits`, else with the _c binding;
 // form is int_form or large_form, so the arguments can be built in the binding's types.
 template <auto Int, auto Large, class Call>
-void call_counted(counted_fn<Int, Large> const& f, bool fits, Call&& call) {
+MPI_CXX_ALWAYS_INLINE void call_counted(counted_fn<Int, Large> const& f, bool fits, Call&& call) {
   if constexpr (std::is_null_pointer_v<decltype(Int)>) {
     (void)fits, (void)call;
     unsupported(f.name);
@@ -169,21 +171,21 @@ concept counted_arg = requires(A& a) {
   a.args(int_form{});
 };
 template <class A>
-bool arg_fits(A& a) {
+MPI_CXX_ALWAYS_INLINE bool arg_fits(A& a) {
   if constexpr (counted_arg<A>) return a.fits();
   else return true;
 }
 template <class L, class A>
-auto arg_tuple(L form, A& a) {
+MPI_CXX_ALWAYS_INLINE auto arg_tuple(L form, A& a) {
   if constexpr (counted_arg<A>) return a.args(form);
   else return std::tuple<std::remove_cv_t<A>>(a);
 }
 
 // Calls the binding of `f` that every counted argument fits, with all arguments in its types.
 template <auto Int, auto Large, class... A>
-void call_with(counted_fn<Int, Large> const& f, A&&... a) {
+MPI_CXX_ALWAYS_INLINE void call_with(counted_fn<Int, Large> const& f, A&&... a) {
   call_counted(f, (arg_fits(a) && ...),
-               [&](auto form, auto fn) { return std::apply(fn, std::tuple_cat(arg_tuple(form, a)...)); });
+               [&](auto form, auto fn) MPI_CXX_ALWAYS_INLINE_LAMBDA { return std::apply(fn, std::tuple_cat(arg_tuple(form, a)...)); });
 }
 
 // A single count.
@@ -196,25 +198,29 @@ struct counted {
   }
 };
 
-// A buffer as (address, count, datatype).
-template <class B>
+// A buffer as (address, count, datatype). N is the count as the buffer gives it (a vector's
+// size_t): whether the int binding serves is one compare on it, and its conversion to
+// MPI_Count, with the check of its range, is made only where the _c binding is taken.
+template <class B, class N = MPI_Count>
 struct buf_arg {
   B& b;
-  MPI_Count n;
-  bool fits() const { return fits_int(n); }
+  N n;
+  char const* function;
+  bool fits() const { return !std::cmp_less(n, 0) && std::cmp_less_equal(n, INT_MAX); }
   template <class L>
   auto args(L) const {
-    return std::tuple(mpi::ptr(b), static_cast<count_t<L::value>>(n), type_of(b));
+    if constexpr (L::value) return std::tuple(mpi::ptr(b), to_count(n, function), type_of(b));
+    else return std::tuple(mpi::ptr(b), static_cast<int>(n), type_of(b));
   }
 };
 // The whole buffer, or `n` elements of it (a collective's count per peer process).
 template <class B>
-buf_arg<B> buf(B& b, char const* function) {
-  return {b, count_of(b, function)};
+MPI_CXX_ALWAYS_INLINE auto buf(B& b, char const* function) {
+  return buf_arg<B, std::remove_cvref_t<decltype(mpi::count(b))>>{b, mpi::count(b), function};
 }
 template <class B>
-buf_arg<B> buf_count(B& b, MPI_Count n) {
-  return {b, n};
+MPI_CXX_ALWAYS_INLINE buf_arg<B> buf_count(B& b, MPI_Count n) {
+  return {b, n, nullptr};
 }
 
 // Parameter I of the C binding Fn (as declared, and with pointer and const removed): lets

@@ -44,7 +44,7 @@ inline constexpr auto sendrecv_replace_forms =
 
 // send, bsend, ssend, rsend, recv in every form: (buf, count, datatype, peer, tag, comm).
 template <mode M, class F, class T, class B, class R, class G, class C>
-auto p2p(F const& f, T const& trailing, B& buf, R const& peer, G const& tag, C const& comm) {
+MPI_CXX_ALWAYS_INLINE auto p2p(F const& f, T const& trailing, B& buf, R const& peer, G const& tag, C const& comm) {
   return invoke<M>(f, trailing, detail::buf(buf, f.template name<M>()), mpi::to_rank(peer), mpi::to_tag(tag),
                    mpi::handle(comm));
 }
@@ -72,129 +72,135 @@ auto sendrecv_replace(MPI_Status* st, B& buf, RD const& dest, TS const& sendtag,
 // request.start()) and complete it with wait/test, as often as wanted. The nonblocking and
 // persistent forms take no temporary buffer (buffer_outlives_call, buffer.hpp).
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
-void send(S&& buf, R const& dest, T const& tag, C const& comm) {
+MPI_CXX_ALWAYS_INLINE void send(S&& buf, R const& dest, T const& tag, C const& comm) {
   detail::p2p<detail::mode::blocking>(detail::send_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<S>
-[[nodiscard]] request isend(S&& buf, R const& dest, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request isend(S&& buf, R const& dest, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::nonblocking>(detail::send_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<S>
-[[nodiscard]] request send_init(S&& buf, R const& dest, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request send_init(S&& buf, R const& dest, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::persistent>(detail::send_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
-void bsend(S&& buf, R const& dest, T const& tag, C const& comm) {
+MPI_CXX_ALWAYS_INLINE void bsend(S&& buf, R const& dest, T const& tag, C const& comm) {
   detail::p2p<detail::mode::blocking>(detail::bsend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<S>
-[[nodiscard]] request ibsend(S&& buf, R const& dest, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ibsend(S&& buf, R const& dest, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::nonblocking>(detail::bsend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<S>
-[[nodiscard]] request bsend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request bsend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::persistent>(detail::bsend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
-void ssend(S&& buf, R const& dest, T const& tag, C const& comm) {
+MPI_CXX_ALWAYS_INLINE void ssend(S&& buf, R const& dest, T const& tag, C const& comm) {
   detail::p2p<detail::mode::blocking>(detail::ssend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<S>
-[[nodiscard]] request issend(S&& buf, R const& dest, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request issend(S&& buf, R const& dest, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::nonblocking>(detail::ssend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<S>
-[[nodiscard]] request ssend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request ssend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::persistent>(detail::ssend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
-void rsend(S&& buf, R const& dest, T const& tag, C const& comm) {
+MPI_CXX_ALWAYS_INLINE void rsend(S&& buf, R const& dest, T const& tag, C const& comm) {
   detail::p2p<detail::mode::blocking>(detail::rsend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<S>
-[[nodiscard]] request irsend(S&& buf, R const& dest, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request irsend(S&& buf, R const& dest, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::nonblocking>(detail::rsend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 template <send_buffer S, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<S>
-[[nodiscard]] request rsend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request rsend_init(S&& buf, R const& dest, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::persistent>(detail::rsend_forms, detail::send_tail{}, buf, dest, tag, comm);
 }
 
 // recv fills `st` (an mpi::status, an MPI_Status or mpi::status_ignore), or returns the status.
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C, detail::status_out St>
-void recv(B&& buf, R const& source, T const& tag, C const& comm, St&& st) {
+MPI_CXX_ALWAYS_INLINE void recv(B&& buf, R const& source, T const& tag, C const& comm, St&& st) {
   detail::p2p<detail::mode::blocking>(detail::recv_forms, detail::recv_tail{detail::status_ptr(st)}, buf, source,
                                       tag, comm);
 }
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
-status recv(B&& buf, R const& source, T const& tag, C const& comm) {
+MPI_CXX_ALWAYS_INLINE status recv(B&& buf, R const& source, T const& tag, C const& comm) {
   return detail::returned([&](status& st) { mpi::recv(buf, source, tag, comm, st); });
 }
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<B>
-[[nodiscard]] request irecv(B&& buf, R const& source, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request irecv(B&& buf, R const& source, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::nonblocking>(detail::recv_forms, detail::recv_tail{}, buf, source, tag, comm);
 }
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<B>
-[[nodiscard]] request recv_init(B&& buf, R const& source, T const& tag, C const& comm) {
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request recv_init(B&& buf, R const& source, T const& tag, C const& comm) {
   return detail::p2p<detail::mode::persistent>(detail::recv_forms, detail::recv_tail{}, buf, source, tag, comm);
 }
 
 // The paper's defaults: tag 0 on MPI_COMM_WORLD.
 template <send_buffer S, rank_like R>
-void send(S&& buf, R const& dest) {
+MPI_CXX_ALWAYS_INLINE void send(S&& buf, R const& dest) {
   mpi::send(std::forward<S>(buf), dest, 0, comm_world());
 }
 template <recv_buffer B, rank_like R>
-status recv(B&& buf, R const& source) {
+MPI_CXX_ALWAYS_INLINE status recv(B&& buf, R const& source) {
   return mpi::recv(std::forward<B>(buf), source, 0, comm_world());
 }
 
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C,
           detail::status_out St>
-void sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source, TR const& recvtag,
+MPI_CXX_ALWAYS_INLINE void sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
+                                    TR const& recvtag,
               C const& comm, St&& st) {
   detail::sendrecv<detail::mode::blocking>(detail::status_ptr(st), sbuf, dest, sendtag, rbuf, source, recvtag, comm);
 }
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C>
-status sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source, TR const& recvtag,
+MPI_CXX_ALWAYS_INLINE status sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
+                                      TR const& recvtag,
                 C const& comm) {
   return detail::returned([&](status& st) { mpi::sendrecv(sbuf, dest, sendtag, rbuf, source, recvtag, comm, st); });
 }
 // MPI-4.0; MPI_ERR_UNSUPPORTED_OPERATION on an older MPI.
 template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS, tag_like TR, comm_handle C>
   requires buffer_outlives_call<S> && buffer_outlives_call<B>
-[[nodiscard]] request isendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request isendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf,
+                                                      RS const& source,
                                 TR const& recvtag, C const& comm) {
   return detail::sendrecv<detail::mode::nonblocking>(nullptr, sbuf, dest, sendtag, rbuf, source, recvtag, comm);
 }
 
 template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C, detail::status_out St>
-void sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag, C const& comm,
+MPI_CXX_ALWAYS_INLINE void sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
+                                            TR const& recvtag, C const& comm,
                       St&& st) {
   detail::sendrecv_replace<detail::mode::blocking>(detail::status_ptr(st), buf, dest, sendtag, source, recvtag, comm);
 }
 template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C>
-status sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag,
+MPI_CXX_ALWAYS_INLINE status sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
+                                              TR const& recvtag,
                         C const& comm) {
   return detail::returned([&](status& st) { mpi::sendrecv_replace(buf, dest, sendtag, source, recvtag, comm, st); });
 }
 // MPI-4.0; MPI_ERR_UNSUPPORTED_OPERATION on an older MPI.
 template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, comm_handle C>
   requires buffer_outlives_call<B>
-[[nodiscard]] request isendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
+[[nodiscard]] MPI_CXX_ALWAYS_INLINE request isendrecv_replace(B&& buf, RD const& dest, TS const& sendtag,
+                                                              RS const& source,
                                         TR const& recvtag, C const& comm) {
   return detail::sendrecv_replace<detail::mode::nonblocking>(nullptr, buf, dest, sendtag, source, recvtag, comm);
 }

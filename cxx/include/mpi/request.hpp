@@ -292,11 +292,20 @@ using coll_tail = tail<false, true>;   // collectives
 // Calls form M of `f` with the leading arguments `a` (counted arguments among them, see
 // call_with); returns the request of the nonblocking and persistent forms.
 template <mode M, class F, class T, class... A>
-auto invoke(F const& f, T const& trailing, A&&... a) {
-  [[maybe_unused]] request req;
-  std::apply([&](auto... t) { call_with(f.template get<M>(), a..., t...); },
+  requires(M == mode::blocking)
+MPI_CXX_ALWAYS_INLINE void invoke(F const& f, T const& trailing, A&&... a) {
+  // No request: none to construct, none for the compiler to prove null before it drops the
+  // destructor's free.
+  std::apply([&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); },
+             trailing.template args<M>(nullptr));
+}
+template <mode M, class F, class T, class... A>
+  requires(M != mode::blocking)
+MPI_CXX_ALWAYS_INLINE request invoke(F const& f, T const& trailing, A&&... a) {
+  request req;
+  std::apply([&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); },
              trailing.template args<M>(req.mpi_handle_ptr()));
-  if constexpr (M != mode::blocking) return req;
+  return req;
 }
 
 }  // namespace detail

@@ -103,7 +103,7 @@ MPI_Status* status_ptr(S&& s) noexcept {
 // The returning forms of the calls that fill a status: the status of `fill(st)`, and, for
 // calls that may not complete, nullopt when `fill(st)` says it did not.
 template <class F>
-status returned(F&& fill) {
+MPI_CXX_ALWAYS_INLINE status returned(F&& fill) {
   status st;
   fill(st);
   return st;

@@ -1,0 +1,115 @@
+// The cost of the mpi:: core: each loop twice, as the C call and as the mpi:: call that does the
+// same, built natively against each MPI (bench/run's "C++ core" table). Instructions per call
+// are the core's whole cost (callgrind is deterministic); times are reported but noisy.
+//
+//   cxx_core_bench time [scale]    per-call times
+//   cxx_core_bench count [scale]   the same loops, one collected pass each, for callgrind
+//
+// Loop names are "<what>.c" and "<what>.cxx"; bench/run pairs them. Every loop works on
+// MPI_PROC_NULL or MPI_COMM_SELF, so the MPI's own part is short and the core's share shows.
+#include <mpi.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "measure.h"
+
+namespace {
+
+// What every loop works on. The C loops pass the vector's size as a C++ program calling the C
+// API writes it, converted in the call, as mpi:: reads it in each call. Each pair of loops is a function of its own, as a user's call would
+// be in a function of ordinary size: in one huge function g++ keeps temporaries in memory that
+// it otherwise holds in registers, for the C calls and the mpi:: calls alike.
+struct state {
+  long n;
+  std::vector<int> v = std::vector<int>(4, 1);
+  int x = 1, y = 0;
+  mpi::comm_view world = mpi::comm_world(), self = mpi::comm_self();
+  // A communicator of the user's: the core cannot know its size without asking MPI.
+  mpi::comm self_dup = mpi::comm_self().dup();
+};
+
+[[gnu::noinline]] void send_vector(state& s) {
+  MEASURE("send_vector.c", s.n, { MPI_Send(s.v.data(), static_cast<int>(s.v.size()), MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD); });
+  MEASURE("send_vector.cxx", s.n, { mpi::send(s.v, mpi::proc_null, 0, s.world); });
+}
+
+[[gnu::noinline]] void recv_vector(state& s) {
+  MPI_Status st;
+  MEASURE("recv_vector.c", s.n, {
+    MPI_Recv(s.v.data(), static_cast<int>(s.v.size()), MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
+    sink = st.MPI_SOURCE;
+  });
+  MEASURE("recv_vector.cxx", s.n, { sink = mpi::recv(s.v, mpi::proc_null, 0, s.world).source(); });
+}
+
+[[gnu::noinline]] void isend_wait(state& s) {
+  MPI_Request r;
+  MEASURE("isend_wait.c", s.n, {
+    MPI_Isend(s.v.data(), static_cast<int>(s.v.size()), MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+  });
+  MEASURE("isend_wait.cxx", s.n, { mpi::isend(s.v, mpi::proc_null, 0, s.world).wait(mpi::status_ignore); });
+}
+
+[[gnu::noinline]] void allreduce_int(state& s) {
+  MEASURE("allreduce_int.c", s.n, {
+    MPI_Allreduce(&s.x, &s.y, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF);
+    sink = s.y;
+  });
+  MEASURE("allreduce_int.cxx", s.n, {
+    mpi::allreduce(s.x, s.y, std::plus<>{}, s.self);
+    sink = s.y;
+  });
+}
+
+// Whole-message collectives: the core divides the buffer's count by the peer count, which it
+// knows of MPI_COMM_SELF and must ask MPI of a user's communicator.
+[[gnu::noinline]] void allgather_on(state& s, mpi::comm_view comm, char const* c_name, char const* cxx_name) {
+  MEASURE(c_name, s.n, {
+    MPI_Allgather(&s.x, 1, MPI_INT, &s.y, 1, MPI_INT, comm.native());
+    sink = s.y;
+  });
+  MEASURE(cxx_name, s.n, {
+    mpi::allgather(s.x, s.y, comm);
+    sink = s.y;
+  });
+}
+void allgather_int(state& s) { allgather_on(s, s.self, "allgather_int.c", "allgather_int.cxx"); }
+void allgather_int_dup(state& s) { allgather_on(s, s.self_dup, "allgather_int_dup.c", "allgather_int_dup.cxx"); }
+
+[[gnu::noinline]] void gather_int(state& s) {
+  MEASURE("gather_int.c", s.n, {
+    MPI_Gather(&s.x, 1, MPI_INT, &s.y, 1, MPI_INT, 0, MPI_COMM_SELF);
+    sink = s.y;
+  });
+  MEASURE("gather_int.cxx", s.n, {
+    mpi::gather(s.x, s.y, 0, s.self);
+    sink = s.y;
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  char const* mode = argc > 1 ? argv[1] : "time";
+  double scale = argc > 2 ? std::atof(argv[2]) : 1.0;
+  if (!(scale > 0)) scale = 1.0;
+  check(MPI_Init(&argc, &argv), "MPI_Init");
+  if (std::strcmp(mode, "count") == 0) counting = 1;
+  else if (std::strcmp(mode, "time") != 0) {
+    std::fprintf(stderr, "cxx_core_bench: unknown mode '%s' (time | count)\n", mode);
+    MPI_Finalize();
+    return 2;
+  }
+  {
+    state s{counting ? 1000 : iterations(1000000, scale)};
+    for (auto loop : {send_vector, recv_vector, isend_wait, allreduce_int, allgather_int, allgather_int_dup, gather_int})
+      loop(s);
+  }  // frees the duplicate before MPI_Finalize
+  std::fflush(stdout);
+  MPI_Finalize();
+  return 0;
+}

@@ -145,9 +145,13 @@ public:
   int tag_ub() const { return predefined_attr(MPI_TAG_UB).value_or(32767); }
 };
 
+// Unlike the other views, implicit from a native MPI_Comm, as in the paper, so that a
+// function taking a comm_view takes MPI_COMM_WORLD. Only this view: under MPICH every handle
+// type is int, and one implicit view per C type keeps an int from choosing among them.
 class comm_view : public detail::view_base<detail::comm_kind>, public comm_ops<comm_view> {
 public:
-  using view_base::view_base;
+  comm_view() noexcept = default;
+  comm_view(MPI_Comm h) noexcept : view_base(h) {}
 };
 
 class comm : public detail::owner_base<detail::comm_kind, comm, comm_view>, public comm_ops<comm> {
@@ -233,6 +237,17 @@ comm comm_ops<D>::merge(bool high) const {
   MPI_Comm c;
   MPI_CXX_CALL(MPI_Intercomm_merge, h(), high ? 1 : 0, &c);
   return comm::from_native(c);
+}
+
+// The paper's out-parameter forms of comm.dup() and comm.split(color, key): `out` frees what
+// it held and receives the new communicator (null for color mpi::undefined).
+template <comm_handle C>
+void dup(C const& comm, mpi::comm& out) {
+  out = comm_view(mpi::handle(comm)).dup();
+}
+template <comm_handle C, rank_like K>
+void split(C const& comm, int color, K const& key, mpi::comm& out) {
+  out = comm_view(mpi::handle(comm)).split(color, key);
 }
 
 // MPI_Intercomm_create: local_comm's leader talks to the remote leader over peer_comm.

@@ -4,30 +4,12 @@
 
 #include <mpi/communicator.hpp>
 #include <mpi/errhandler.hpp>
+#include <mpi/thread_level.hpp>
 
 #include <string>
 #include <utility>
 
 namespace mpi {
-
-enum class thread_level : int { single, funneled, serialized, multiple };
-
-namespace detail {
-inline int to_native(thread_level t) {
-  switch (t) {
-    case thread_level::single: return MPI_THREAD_SINGLE;
-    case thread_level::funneled: return MPI_THREAD_FUNNELED;
-    case thread_level::serialized: return MPI_THREAD_SERIALIZED;
-    default: return MPI_THREAD_MULTIPLE;
-  }
-}
-inline thread_level from_native(int t) {
-  if (t == MPI_THREAD_SINGLE) return thread_level::single;
-  if (t == MPI_THREAD_FUNNELED) return thread_level::funneled;
-  if (t == MPI_THREAD_SERIALIZED) return thread_level::serialized;
-  return thread_level::multiple;
-}
-}  // namespace detail
 
 inline bool initialized() {
   int f = 0;

@@ -6,6 +6,7 @@
 #include <mpi/object.hpp>
 
 #include <array>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,12 +43,14 @@ public:
     MPI_CXX_CALL(MPI_Group_size, h(), &n);
     return n;
   }
-  // MPI_UNDEFINED if the calling process is not a member.
-  int rank() const {
+  // nullopt if the calling process is not a member (MPI_UNDEFINED).
+  std::optional<int> rank() const {
     int r = 0;
     MPI_CXX_CALL(MPI_Group_rank, h(), &r);
+    if (r == MPI_UNDEFINED) return std::nullopt;
     return r;
   }
+  bool contains_self() const { return rank().has_value(); }
   // Ranks of this group's processes `ranks` in `other`; written to `out` (same size).
   template <group_handle G>
   void translate_ranks(std::span<int const> ranks, G const& other, std::span<int> out) const {
@@ -79,9 +82,15 @@ public:
   using view_base::view_base;
 };
 
+// A default-constructed, moved-from or released group holds MPI_GROUP_NULL, not
+// MPI_GROUP_EMPTY as in the paper: "no group" stays distinct from "the group without
+// members", so using a moved-from group is MPI_ERR_GROUP instead of passing for empty
+// (docs/cxx-core.md).
 class group : public detail::owner_base<detail::group_kind, group, group_view>, public group_ops<group> {
 public:
   group() noexcept = default;
+  // The group without members. MPI_GROUP_EMPTY is predefined: the owner never frees it.
+  static group empty() noexcept { return from_native(MPI_GROUP_EMPTY); }
 };
 
 namespace detail {

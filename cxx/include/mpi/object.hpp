@@ -7,13 +7,27 @@
 //           reports errors, the destructor frees without throwing (a failing free there
 //           calls std::terminate, as the paper prescribes), view() / implicit conversion to
 //           the view type. Duplication is always explicit (dup()).
+//
+// A default-constructed owner holds the null handle, except for info and session, whose
+// default constructors create the object (the paper's API); `X x{mpi::null_handle}` is then
+// the owner that holds nothing (moved-from and released owners of every kind hold null).
 #pragma once
 
 #include <mpi/error.hpp>
 #include <mpi/handle.hpp>
 
 #include <exception>
+#include <type_traits>
 #include <utility>
+
+namespace mpi {
+
+struct null_handle_t {
+  explicit null_handle_t() = default;
+};
+inline constexpr null_handle_t null_handle{};
+
+}  // namespace mpi
 
 namespace mpi::detail {
 
@@ -66,7 +80,7 @@ public:
 
   // Adopts `h`: the owner frees it.
   static Derived from_native(native_type h) noexcept {
-    Derived d;
+    Derived d = holding_nothing();
     static_cast<owner_base&>(d).h_ = h;
     return d;
   }
@@ -91,6 +105,9 @@ public:
   operator View() const noexcept { return View{h_}; }
 
 protected:
+  // For the owners whose default constructor creates the object (info, session).
+  explicit owner_base(native_type h) noexcept : h_(h) {}
+
   void destroy() noexcept {
     if (is_null() || Kind::is_predefined(h_)) return;
     // After MPI_Finalize nothing may be freed; the objects are gone with the library.
@@ -102,6 +119,13 @@ protected:
     h_ = Kind::null();
   }
   native_type h_;
+
+private:
+  // Adopting must not create an object first (and leak it, or throw).
+  static Derived holding_nothing() noexcept {
+    if constexpr (std::is_constructible_v<Derived, null_handle_t>) return Derived{null_handle};
+    else return Derived{};
+  }
 };
 
 }  // namespace mpi::detail

@@ -28,9 +28,38 @@ struct request_kind {
 };
 }  // namespace detail
 
-class request_view : public detail::view_base<detail::request_kind> {
+class request;
+
+// Unlike the other views, a request_view refers to the caller's handle (an MPI_Request, or
+// the one an mpi::request owns) instead of holding a copy: completing a request sets its
+// handle to MPI_REQUEST_NULL, and through a copy the caller's would be left stale (then
+// waited on again, or freed twice by its owner). So a wait or test through the view, or any
+// call that takes it, updates the caller's handle as MPI_Wait does. The handle must outlive
+// the view.
+class request_view {
 public:
-  using view_base::view_base;
+  using mpi_handle_kind = detail::request_kind;
+  using native_type = MPI_Request;
+
+  explicit request_view(MPI_Request& h) noexcept : h_(&h) {}
+  request_view(MPI_Request const&) = delete;  // a const handle cannot be completed
+  request_view(request& r) noexcept;
+
+  MPI_Request native() const noexcept { return *h_; }
+  MPI_Request mpi_handle() const noexcept { return *h_; }
+  MPI_Request* mpi_handle_ptr() const noexcept { return h_; }
+  bool is_null() const noexcept { return *h_ == MPI_REQUEST_NULL; }
+  explicit operator bool() const noexcept { return !is_null(); }
+
+  status wait() const;
+  template <detail::status_out St>
+  void wait(St&& st) const;
+  std::optional<status> test() const;
+  template <detail::status_out St>
+  bool test(St&& st) const;
+
+private:
+  MPI_Request* h_;
 };
 
 // Owns a request: returned by every nonblocking, persistent and partitioned operation.
@@ -46,6 +75,8 @@ public:
   void cancel();
   void start();
 };
+
+inline request_view::request_view(request& r) noexcept : h_(r.mpi_handle_ptr()) {}
 
 static_assert(sizeof(request) == sizeof(MPI_Request) && std::is_standard_layout_v<request>,
               "mpi::request must be layout-compatible with MPI_Request");
@@ -227,6 +258,24 @@ void request::wait(St&& st) {
 template <detail::status_out St>
 bool request::test(St&& st) {
   return mpi::test(*this, st);
+}
+inline status request_view::wait() const {
+  request_view v = *this;
+  return mpi::wait(v);
+}
+inline std::optional<status> request_view::test() const {
+  request_view v = *this;
+  return mpi::test(v);
+}
+template <detail::status_out St>
+void request_view::wait(St&& st) const {
+  request_view v = *this;
+  mpi::wait(v, st);
+}
+template <detail::status_out St>
+bool request_view::test(St&& st) const {
+  request_view v = *this;
+  return mpi::test(v, st);
 }
 inline void request::cancel() { mpi::cancel(*this); }
 inline void request::start() { mpi::start(*this); }

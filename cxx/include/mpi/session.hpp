@@ -7,8 +7,13 @@
 #include <mpi/errhandler.hpp>
 #include <mpi/group.hpp>
 #include <mpi/info.hpp>
+#include <mpi/thread_level.hpp>
 
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace mpi {
 
@@ -21,6 +26,12 @@ struct session_kind {
   static int free(MPI_Session* h) noexcept { return MPI_Session_finalize(h); }
   static constexpr char const* free_name = "MPI_Session_finalize";
 };
+
+inline MPI_Session session_init(MPI_Info info, MPI_Errhandler eh) {
+  MPI_Session s;
+  MPI_CXX_CALL(MPI_Session_init, info, eh, &s);
+  return s;
+}
 }  // namespace detail
 
 template <class D>
@@ -42,15 +53,39 @@ public:
     s.resize(static_cast<std::size_t>(len > 0 ? len - 1 : 0));
     return s;
   }
+  // The names of the process sets, in MPI's order (at least "mpi://WORLD" and "mpi://SELF").
+  std::vector<std::string> psets() const {
+    int const n = num_psets();
+    std::vector<std::string> names;
+    names.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) names.push_back(nth_pset(i));
+    return names;
+  }
   mpi::info pset_info(std::string const& name) const {
     MPI_Info i;
     MPI_CXX_CALL(MPI_Session_get_pset_info, h(), name.c_str(), &i);
     return mpi::info::from_native(i);
   }
-  mpi::group group_from_pset(std::string const& name) const {
+  // nullopt when the session has no process set of that name; other errors throw. MPI-4.0
+  // takes only names that MPI_Session_get_nth_pset gave (mpi-issues #811 relaxes that in
+  // MPI-4.2), and MPICH 4.0.2 raises an unknown one through MPI_COMM_WORLD's handler, which
+  // aborts when MPI_Init was not called, whatever the session's: so the name is looked up
+  // among psets() first, and MPI never sees one it does not list.
+  std::optional<mpi::group> group_from_pset(std::string_view name) const {
+    auto const names = psets();
+    if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
     MPI_Group g;
-    MPI_CXX_CALL(MPI_Group_from_session_pset, h(), name.c_str(), &g);
+    MPI_CXX_CALL(MPI_Group_from_session_pset, h(), std::string(name).c_str(), &g);
     return mpi::group::from_native(g);
+  }
+  // A communicator of a process set's members (MPI_Comm_create_from_group, collective over
+  // them), with errors returned; nullopt as for group_from_pset. Concurrent calls over the
+  // same processes need distinct stringtags.
+  std::optional<mpi::comm> comm_from_pset(std::string_view name,
+                                          std::string const& stringtag = "org.anympi.comm_from_pset") const {
+    auto g = group_from_pset(name);
+    if (!g) return std::nullopt;
+    return comm_create_from_group(*g, stringtag, info_view{}, errors_return);
   }
   mpi::info get_info() const {
     MPI_Info i;
@@ -65,30 +100,49 @@ public:
 };
 
 // Owning session: finalized (MPI_Session_finalize) on destruction or by finalize().
+// Default construction initializes one (the paper's API), with MPI_ERRORS_RETURN so that its
+// errors are mpi_errors; session{mpi::null_handle} holds MPI_SESSION_NULL, as a moved-from
+// session does.
 class session : public detail::owner_base<detail::session_kind, session, session_view>,
                 public session_ops<session> {
 public:
-  session() noexcept = default;
+  session() : owner_base(detail::session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN)) {}
+  // Asks for a thread support level (the info key "thread_level"); get_info() tells the one
+  // provided.
+  explicit session(thread_level required)
+      : owner_base(detail::session_init(mpi::info::create({{"thread_level", std::string(detail::name_of(required))}}).native(),
+                                        MPI_ERRORS_RETURN)) {}
+  explicit session(null_handle_t) noexcept {}
   template <info_handle I = info_view, errhandler_handle E = errors_return_t>
   static session init(I const& info = I{}, E const& eh = E{}) {
-    MPI_Session s;
-    MPI_CXX_CALL(MPI_Session_init, mpi::handle(info), mpi::handle(eh), &s);
-    return from_native(s);
+    return from_native(detail::session_init(mpi::handle(info), mpi::handle(eh)));
   }
   void finalize() { free(); }
 };
 #else
+// Without MPI-4.0 sessions no session can be made: only the null one (session{null_handle},
+// moved-from) exists, which finalize() leaves alone.
 class session {
 public:
+  session() { detail::unsupported("MPI_Session_init"); }
+  explicit session(thread_level) { detail::unsupported("MPI_Session_init"); }
+  explicit session(null_handle_t) noexcept {}
   template <class... A>
   static session init(A const&...) {
     detail::unsupported("MPI_Session_init");
   }
   int num_psets() const { detail::unsupported("MPI_Session_get_num_psets"); }
   std::string nth_pset(int) const { detail::unsupported("MPI_Session_get_nth_pset"); }
+  std::vector<std::string> psets() const { detail::unsupported("MPI_Session_get_num_psets"); }
   mpi::info pset_info(std::string const&) const { detail::unsupported("MPI_Session_get_pset_info"); }
-  mpi::group group_from_pset(std::string const&) const { detail::unsupported("MPI_Group_from_session_pset"); }
-  void finalize() { detail::unsupported("MPI_Session_finalize"); }
+  std::optional<mpi::group> group_from_pset(std::string_view) const {
+    detail::unsupported("MPI_Group_from_session_pset");
+  }
+  std::optional<mpi::comm> comm_from_pset(std::string_view, std::string const& = {}) const {
+    detail::unsupported("MPI_Group_from_session_pset");
+  }
+  mpi::info get_info() const { detail::unsupported("MPI_Session_get_info"); }
+  void finalize() noexcept {}
   bool is_null() const noexcept { return true; }
 };
 #endif

@@ -602,9 +602,20 @@ def narrow_line(f, byname, cls):
                                                         f'{fits}, ({", ".join(conv)}))')
 
 
+# MPI-4.1 12.4.1 (Table 9): callable before MPI starts and after it ends.  Open MPI 4.1 aborts
+# in them before its MPI_Init: anympi starts it first (sessions.cpp: always_available).
+ALWAYS_AVAILABLE = {"MPI_Info_create", "MPI_Info_create_env", "MPI_Info_set", "MPI_Info_delete", "MPI_Info_get",
+                    "MPI_Info_get_string", "MPI_Info_get_valuelen", "MPI_Info_get_nkeys", "MPI_Info_get_nthkey",
+                    "MPI_Info_dup", "MPI_Info_free", "MPI_Session_create_errhandler", "MPI_Errhandler_free",
+                    "MPI_Error_string", "MPI_Error_class", "MPI_Add_error_class", "MPI_Add_error_code",
+                    "MPI_Add_error_string"}
+
+
 def pre_check(f):
     """The check made before the native call, for what the MPI underneath gets wrong or does
     not check before it faults; None for most functions."""
+    if f.name in ALWAYS_AVAILABLE:
+        return f'c_always_available("{f.name}")'
     if f.name in IN_PLACE_ROOT:
         buf = IN_PLACE_ROOT[f.name]
         return f'c_in_place_root("{f.name}", "{buf}", {buf}, root, comm)'

@@ -218,15 +218,25 @@ TEST(Errors, BindingErrorsGoThroughTheHandler) {
   c.set_errhandler(eh);
   binding_handler_calls = 0;
   binding_handler_class = MPI_SUCCESS;
-  std::vector<int> one(1), none;
+  // (A receive buffer with elements: the bindings then ask for the neighbours and find none.)
+  std::vector<int> one(1), two(2);
   try {
-    mpi::neighbor_allgather(one, none, c);
+    mpi::neighbor_allgather(one, two, c);
     ADD_FAILURE() << "a neighborhood collective without a topology was accepted";
   } catch (mpi::mpi_error const& e) {
     EXPECT_EQ(e.error_class(), MPI_ERR_TOPOLOGY);
   }
   EXPECT_EQ(binding_handler_calls, 1);
   EXPECT_EQ(binding_handler_class, MPI_ERR_TOPOLOGY);
+
+  // A receive buffer that does not divide among the processes: the communicator's handler.
+  if (size() > 1) {
+    std::vector<int> indivisible(3 * size() + 1);
+    binding_handler_calls = 0;
+    EXPECT_THROW(mpi::allgather(one, indivisible, c), mpi::mpi_error);
+    EXPECT_EQ(binding_handler_calls, 1);
+    EXPECT_EQ(binding_handler_class, MPI_ERR_COUNT);
+  }
 }
 
 // The message names the procedure once, also when the MPI's string already starts with it (as

@@ -16,6 +16,7 @@
 #include "check.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* MPICH 4.0.2 raises errors in session calls (and MPI_Comm_create_from_group) on
  * MPI_COMM_WORLD's handler, not the session's; MPI_Session_init does not attach the handler it
@@ -26,6 +27,9 @@
 /* MPICH 4.0.2 faults in MPI_Session_init once the world model and every session have ended
  * (starting again). */
 #define QUIRK_MPICH_SESSION_RESTART (check_under() == CHECK_UNDER_MPICH)
+/* MPICH 4.0.2 refuses MPI_Session_create_errhandler before it has started ("Attempting to use
+ * an MPI routine before initializing"), which MPI-4.1 12.4.1 allows at any time. */
+#define QUIRK_MPICH_ERRHANDLER_BEFORE_START (check_under() == CHECK_UNDER_MPICH)
 
 static int world_rank = -1, world_size = 0;
 static int handler_calls, handler_code;
@@ -244,13 +248,49 @@ int main(int argc, char **argv)
     check_program_ = "sessions";
     int init = -1, fin = -1;
 
-    /* 1. before MPI_Init */
-    /* (no info object yet: Open MPI 4.1 refuses MPI_Info_create before it starts; see below) */
+    /* 1. before MPI_Init: the functions MPI-4.1 12.4.1 allows at any time (Open MPI 4.1 aborts
+     * in them before its MPI_Init), then a session asking for a thread level in its info */
+    char text[MPI_MAX_ERROR_STRING];
+    int text_len = 0, cls = -1;
+    MPI_OK(MPI_Error_class(MPI_ERR_TRUNCATE, &cls));
+    CHECK_EQ(cls, MPI_ERR_TRUNCATE);
+    MPI_OK(MPI_Error_string(MPI_ERR_TRUNCATE, text, &text_len));
+    CHECK(text_len > 0);
+    MPI_Info asked = MPI_INFO_NULL, copy = MPI_INFO_NULL;
+    MPI_OK(MPI_Info_create(&asked));
+    MPI_OK(MPI_Info_set(asked, "thread_level", "MPI_THREAD_MULTIPLE"));
+    MPI_OK(MPI_Info_dup(asked, &copy));
+    {
+        char v[64];
+        int len = sizeof v, flag = 0, nkeys = 0;
+        MPI_OK(MPI_Info_get_string(copy, "thread_level", &len, v, &flag));
+        CHECK(flag && strcmp(v, "MPI_THREAD_MULTIPLE") == 0);
+        MPI_OK(MPI_Info_get_nkeys(copy, &nkeys));
+        CHECK_EQ(nkeys, 1);
+        MPI_OK(MPI_Info_free(&copy));
+    }
+    MPI_Errhandler early_handler = MPI_ERRHANDLER_NULL;
+    if (!QUIRK_MPICH_ERRHANDLER_BEFORE_START) {
+        MPI_OK(MPI_Session_create_errhandler(session_handler, &early_handler));
+        CHECK(early_handler != MPI_ERRHANDLER_NULL);
+    }
     MPI_Session first = MPI_SESSION_NULL;
-    if (MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &first) != MPI_SUCCESS) {
+    if (MPI_Session_init(asked, MPI_ERRORS_RETURN, &first) != MPI_SUCCESS) {
         fprintf(stderr, "sessions: MPI_Session_init before MPI_Init failed\n");
         return 2;
     }
+    MPI_OK(MPI_Info_free(&asked));
+    {
+        MPI_Info got = MPI_INFO_NULL;
+        char v[64];
+        int len = sizeof v, flag = 0;
+        MPI_OK(MPI_Session_get_info(first, &got));
+        MPI_OK(MPI_Info_get_string(got, "thread_level", &len, v, &flag));
+        CHECK_MSG(flag && strcmp(v, "MPI_THREAD_MULTIPLE") == 0, "the session asked for MPI_THREAD_MULTIPLE: %s",
+                  flag ? v : "(no thread_level)");
+        MPI_OK(MPI_Info_free(&got));
+    }
+    if (early_handler != MPI_ERRHANDLER_NULL) MPI_OK(MPI_Errhandler_free(&early_handler));
     CHECK(first != MPI_SESSION_NULL);
     MPI_OK(MPI_Initialized(&init));
     MPI_OK(MPI_Finalized(&fin));

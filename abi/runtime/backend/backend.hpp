@@ -538,6 +538,12 @@ inline void *c_buf(const void *p)
 // The op of a reduction, seen with its datatype: MAXLOC/MINLOC over a value-index type and the
 // ops over emulated types become anympi's native user operations (manual.cpp).
 MPI_Op c_op_in(abi_Op op, abi_Datatype datatype);
+// MPI-4.1 12.4.1 (Table 9): the functions a program may call before MPI starts and after it
+// ends (info, error handler free, error classes, codes and strings).  0 when the MPI underneath
+// can serve them now -- Open MPI 4.1, which aborts in them before its MPI_Init, is started
+// first -- else the error (sessions.cpp).
+int always_available(const char *fn);
+inline int c_always_available(const char *fn) { return always_available(fn); }
 // The send buffer of a rooted reduction or gather, the receive buffer of a scatter, may be
 // MPI_IN_PLACE at the root only.  Where the native MPI does not check that (native.hpp), 0 or
 // the error raised through comm's handler, before the native call (ANYMPI_FWD_IF); a compare

@@ -711,6 +711,7 @@ int refuse(const char *fn, int value, const char *why)
 
 ANYMPI_MANUAL(MPI_Add_error_class, forwarded, "MPI_LASTUSEDCODE counts the classes the user adds, not anympi's own; the class is recorded for MPI_Remove_error_class")
 {
+    if (int e = always_available("MPI_Add_error_class")) return e;
     int c = 0;
     int rc = MPI_Add_error_class(errorclass ? &c : nullptr);
     if (rc == MPI_SUCCESS && errorclass) {
@@ -722,6 +723,7 @@ ANYMPI_MANUAL(MPI_Add_error_class, forwarded, "MPI_LASTUSEDCODE counts the class
 }
 ANYMPI_MANUAL(MPI_Add_error_code, forwarded, "MPI_LASTUSEDCODE counts the codes the user adds, not anympi's own; the code is recorded for MPI_Remove_error_code")
 {
+    if (int e = always_available("MPI_Add_error_code")) return e;
     int c = 0;
     int rc = MPI_Add_error_code(err_in(errorclass), errorcode ? &c : nullptr);
     if (rc == MPI_SUCCESS && errorcode) {
@@ -733,6 +735,7 @@ ANYMPI_MANUAL(MPI_Add_error_code, forwarded, "MPI_LASTUSEDCODE counts the codes 
 }
 ANYMPI_MANUAL(MPI_Add_error_string, forwarded, "the string is recorded for MPI_Remove_error_string")
 {
+    if (int e = always_available("MPI_Add_error_string")) return e;
     int rc = MPI_Add_error_string(err_in(errorcode), string);
     if (rc == MPI_SUCCESS) {
         std::lock_guard<std::mutex> g(added().m);
@@ -888,6 +891,7 @@ ANYMPI_MANUAL(MPI_Graph_map, forwarded, "edges has index[nnodes-1] entries (plai
 // ---------------------------------------------------------------- MPI-4.0 info strings
 ANYMPI_MANUAL(MPI_Info_get_string, fallback, "MPI-4.0; emulated with MPI_Info_get_valuelen and MPI_Info_get where missing")
 {
+    if (int e = always_available("MPI_Info_get_string")) return e;
 #if ANYMPI_HAVE_MPI_Info_get_string
     return err_out(MPI_Info_get_string(to_native(info), key, buflen, value, flag));
 #else
@@ -913,6 +917,7 @@ ANYMPI_MANUAL(MPI_Info_get_string, fallback, "MPI-4.0; emulated with MPI_Info_ge
 
 ANYMPI_MANUAL(MPI_Info_create_env, fallback, "MPI-4.0; emulated as a copy of MPI_INFO_ENV where missing")
 {
+    if (int e = always_available("MPI_Info_create_env")) return e;
 #if ANYMPI_HAVE_MPI_Info_create_env
     return err_out(MPI_Info_create_env(argc, argv, c_hout(info)));
 #else

@@ -271,8 +271,30 @@ abi_Session session_of_errh_comm(MPI_Comm c)
         if (q->errh == c) return to_abi<abi_Session>(q);
     return reinterpret_cast<abi_Session>(ABI_SESSION_NULL);
 }
+
+// Open MPI 4.1 aborts in the always-available functions before its MPI_Init ("called before
+// MPI_INIT"), so the first of them starts it, as MPI_Session_init would.  At
+// MPI_THREAD_MULTIPLE: the level the program will ask for (a session's "thread_level", which
+// such an info usually carries, or MPI_Init_thread's) is not known yet, and a level once
+// started cannot be raised; asked for less, it answers that it provides MULTIPLE.  After an
+// MPI_Finalize that ended the native MPI, nothing can start it again: the error is returned
+// (no handler can be called then).
+int always_available(const char *fn)
+{
+    std::lock_guard<std::mutex> g(life_mutex);
+    if (native_up) return 0;
+    if (native_ended) {
+        std::fprintf(stderr, "anympi: %s after MPI_Finalize: Open MPI 4.1 cannot serve it once it has ended\n", fn);
+        return ABI_ERR_OTHER;
+    }
+    int provided = MPI_THREAD_SINGLE;
+    return err_out(native_start(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided, false));
+}
 }  // namespace anympi::backend
 
+#else
+// MPICH 4.0 serves them before its start and after its end.
+int anympi::backend::always_available(const char *) { return 0; }
 #endif
 
 ANYMPI_MANUAL(MPI_Init, forwarded, "registers the error classes the MPI underneath lacks after init; where the MPI lacks sessions, the native MPI may have been started by a session (sessions.cpp)")
@@ -536,6 +558,7 @@ ANYMPI_MANUAL(MPI_Group_from_session_pset, fallback, "where the MPI lacks sessio
 
 ANYMPI_MANUAL(MPI_Session_create_errhandler, fallback, "the user handler receives ABI handles and codes through a closure; where the MPI lacks sessions, a communicator handler for anympi's sessions (sessions.cpp)")
 {
+    if (int e = always_available("MPI_Session_create_errhandler")) return e;
 #if ANYMPI_NATIVE_HAS_SESSIONS
     if (!errhandler || !session_errhandler_fn)
         return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Session_create_errhandler: an argument is NULL");

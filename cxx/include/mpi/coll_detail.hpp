@@ -48,12 +48,14 @@ inline bool is_root(MPI_Comm c, int root) {
   return r == root;
 }
 // A whole-message buffer whose count does not divide into the count per peer process: the
-// error, out of line.
-MPI_CXX_COLD [[noreturn]] inline void indivisible(MPI_Count total, int n, char const* fn, char const* which) {
-  if (n == 0) fail(MPI_ERR_COUNT, fn, std::string(which) + " has elements but there are no peer processes");
+// error, out of line, raised on the communicator.
+MPI_CXX_COLD [[noreturn]] inline void indivisible(MPI_Count total, int n, char const* fn, char const* which,
+                                                  MPI_Comm comm) {
+  if (n == 0) fail(MPI_ERR_COUNT, fn, std::string(which) + " has elements but there are no peer processes", comm);
   fail(MPI_ERR_COUNT, fn,
        std::string(which) + " count " + std::to_string(total) + " is not divisible by the " + std::to_string(n) +
-           " peer processes");
+           " peer processes",
+       comm);
 }
 
 template <class B>

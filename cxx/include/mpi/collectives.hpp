@@ -66,7 +66,7 @@ MPI_CXX_ALWAYS_INLINE auto whole_impl(F const& f, MPI_Info info, MPI_Comm comm, 
       if (n > 0 && total % n == 0) [[likely]]
         return total / n;
       if (!(is_root(comm, mpi::to_rank(root)) && ...)) return 0;  // true without a root
-      indivisible(total, n, fn, recv ? "receive buffer" : "send buffer");
+      indivisible(total, n, fn, recv ? "receive buffer" : "send buffer", comm);
     }
   };
   return invoke<M>(f, coll_tail{.info = info}, buf_count(s, count(s, f.split.send, false)),

@@ -22,14 +22,22 @@ public:
   explicit mpi_error(int code) : mpi_error(code, nullptr) {}
   mpi_error(int code, char const* function, std::string detail = {})
       : code_(code), function_(function ? function : "") {
-    // MPI_Error_class/MPI_Error_string may be called before MPI_Init and after
-    // MPI_Finalize (MPI-4.0 §11.4.1), so this is safe wherever an error is raised.
-    if (MPI_Error_class(code, &class_) != MPI_SUCCESS) class_ = code;
+    // MPI_Error_class/MPI_Error_string may be called before MPI_Init and after MPI_Finalize
+    // since MPI-4.0 (§11.4.1); an MPI-3.1 (Open MPI 4.1) aborts in them then, so there the
+    // code stands for itself.
+    bool ask = true;
+#if MPI_VERSION < 4
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    ask = initialized && !finalized;
+#endif
+    if (!ask || MPI_Error_class(code, &class_) != MPI_SUCCESS) class_ = code;
     char buf[MPI_MAX_ERROR_STRING + 1] = {};
     int len = 0;
     std::string text;
-    if (MPI_Error_string(code, buf, &len) == MPI_SUCCESS) text.assign(buf, static_cast<std::size_t>(len));
-    else text = "unknown MPI error code " + std::to_string(code);
+    if (ask && MPI_Error_string(code, buf, &len) == MPI_SUCCESS) text.assign(buf, static_cast<std::size_t>(len));
+    else text = "MPI error code " + std::to_string(code);
     // A string that already names the procedure (anympi's runtime writes "MPI_X: ...") is not
     // prefixed again.
     bool const named = !function_.empty() && text.starts_with(function_ + ":");

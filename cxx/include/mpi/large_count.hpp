@@ -34,7 +34,7 @@ MPI_CXX_COLD [[noreturn]] void bad_count(N n, char const* function) {
 template <class N>
 MPI_CXX_ALWAYS_INLINE MPI_Count to_count(N n, char const* function) {
   using U = std::remove_cvref_t<N>;
-  if (!std::in_range<MPI_Count>(n)) [[unlikely]]
+  if (std::cmp_less(n, 0) || !std::in_range<MPI_Count>(n)) [[unlikely]]
     bad_count<U>(n, function);
   return static_cast<MPI_Count>(n);
 }

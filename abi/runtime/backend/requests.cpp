@@ -694,8 +694,8 @@ int tracked_testsome(int incount, abi_Request reqs[], int *outcount, int indices
 }  // namespace anympi::backend
 
 // ---------------------------------------------------------------- completion calls
-// Each passes straight to the generated forward (fwd_MPI_X) unless anympi's own requests
-// exist and the call names one.
+// Each passes straight to the generated forward (fwd_MPI_X) unless requests are tracked
+// (any_tracked: anympi's own, or native persistent ones).
 ANYMPI_MANUAL(MPI_Wait, extended, "anympi's own requests (MPI-4 operations the MPI lacks) complete here too")
 {
     if (any_tracked()) [[unlikely]] return tracked_wait(request, status);
@@ -711,12 +711,26 @@ ANYMPI_MANUAL(MPI_Request_get_status, extended, "anympi's own requests (MPI-4 op
     if (any_emulated() && is_emulated(request)) return emulated_get_status(request, flag, status);
     return fwd_MPI_Request_get_status(request, flag, status);
 }
+namespace {
+// The argument checks of MPI_Request_get_status_all/any/some: 0 or the error raised.
+int status_arrays_checked(const char *fn, int count, const abi_Request reqs[], const void *out1, const void *out2)
+{
+    if (count < 0) {
+        char msg[120];
+        std::snprintf(msg, sizeof msg, "%s: count is negative (%d)", fn, count);
+        return raise_error(errh_self(), ABI_ERR_COUNT, msg);
+    }
+    if (count > 0 && (!reqs || !out1 || !out2)) {
+        char msg[120];
+        std::snprintf(msg, sizeof msg, "%s: an array or output argument is NULL", fn);
+        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+    }
+    return 0;
+}
+}  // namespace
 ANYMPI_MANUAL(MPI_Request_get_status_all, emulated, "MPI_Request_get_status of each request, which completes nothing: a null or inactive request counts as complete with an empty status, as the standard says; the first error ends it")
 {
-    if (count < 0 || (count > 0 && (!array_of_requests || !flag)))
-        return raise_error(errh_self(), count < 0 ? ABI_ERR_COUNT : ABI_ERR_ARG,
-                           count < 0 ? "MPI_Request_get_status_all: count is negative"
-                                     : "MPI_Request_get_status_all: array_of_requests or flag is NULL");
+    if (int e = status_arrays_checked("MPI_Request_get_status_all", count, array_of_requests, flag, flag)) return e;
     int all = 1;
     for (int i = 0; i < count && all; ++i) {  // one incomplete request: the statuses are undefined
         abi_Status *st = array_of_statuses ? &array_of_statuses[i] : nullptr;  // MPI_STATUSES_IGNORE is NULL
@@ -738,20 +752,6 @@ bool active_request(abi_Request r)
         return !e || e->active;
     }
     return !persistent_inactive(r);
-}
-int status_arrays_checked(const char *fn, int count, const abi_Request reqs[], const void *out1, const void *out2)
-{
-    if (count < 0) {
-        char msg[120];
-        std::snprintf(msg, sizeof msg, "%s: count is negative (%d)", fn, count);
-        return raise_error(errh_self(), ABI_ERR_COUNT, msg);
-    }
-    if (count > 0 && (!reqs || !out1 || !out2)) {
-        char msg[120];
-        std::snprintf(msg, sizeof msg, "%s: an array or output argument is NULL", fn);
-        return raise_error(errh_self(), ABI_ERR_ARG, msg);
-    }
-    return 0;
 }
 }  // namespace
 ANYMPI_MANUAL(MPI_Request_get_status_any, emulated, "MPI_Request_get_status of each active request until one is complete; inactive persistent requests are skipped, anympi's own by their state and native ones as anympi noted them (made by MPI_X_init, active from MPI_Start until completed)")

@@ -293,7 +293,9 @@ int always_available(const char *fn)
 }  // namespace anympi::backend
 
 #else
-// MPICH 4.0 serves them before its start and after its end.
+// MPICH 4.0 has sessions, so it starts itself where it needs to: they are forwarded as they
+// are (it serves the info functions, error classes and strings before its start, and refuses
+// MPI_Session_create_errhandler and MPI_Add_error_* then, as natively: runtime.sessions).
 int anympi::backend::always_available(const char *) { return 0; }
 #endif
 

@@ -16,6 +16,17 @@
 
 namespace mpi {
 
+namespace detail {
+// Whether MPI is between its start and its end: only then may an MPI-3.1 be asked about an
+// error, and only then can an error handler be called.
+inline bool mpi_running() noexcept {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
+}  // namespace detail
+
 class mpi_error : public std::exception {
 public:
   // The paper's form: `throw mpi::mpi_error{err};`.
@@ -25,12 +36,10 @@ public:
     // MPI_Error_class/MPI_Error_string may be called before MPI_Init and after MPI_Finalize
     // since MPI-4.0 (§11.4.1); an MPI-3.1 (Open MPI 4.1) aborts in them then, so there the
     // code stands for itself.
-    bool ask = true;
 #if MPI_VERSION < 4
-    int initialized = 0, finalized = 0;
-    MPI_Initialized(&initialized);
-    MPI_Finalized(&finalized);
-    ask = initialized && !finalized;
+    bool const ask = detail::mpi_running();
+#else
+    bool const ask = true;
 #endif
     if (!ask || MPI_Error_class(code, &class_) != MPI_SUCCESS) class_ = code;
     char buf[MPI_MAX_ERROR_STRING + 1] = {};
@@ -77,11 +86,8 @@ inline void check(int err, char const* function) {
 // Before MPI_Init and after MPI_Finalize no handler can be called: it is thrown.
 [[noreturn]] inline void fail(int error_class, char const* function, std::string detail, MPI_Comm comm = MPI_COMM_SELF) {
   mpi_error e(error_class, function, std::move(detail));
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
   MPI_Errhandler h = MPI_ERRHANDLER_NULL;
-  if (initialized && !finalized && comm != MPI_COMM_NULL && MPI_Comm_get_errhandler(comm, &h) == MPI_SUCCESS) {
+  if (mpi_running() && comm != MPI_COMM_NULL && MPI_Comm_get_errhandler(comm, &h) == MPI_SUCCESS) {
     bool const returns = h == MPI_ERRORS_RETURN;
     bool const fatal = h == MPI_ERRORS_ARE_FATAL
 #if MPI_VERSION >= 4

@@ -1,13 +1,18 @@
-// The cost of the mpi:: core: each loop twice, as the C call and as the mpi:: call that does the
-// same, built natively against each MPI (bench/run's "C++ core" table). Instructions per call
-// are the core's whole cost (callgrind is deterministic); times are reported but noisy.
+// The cost of the mpi:: core and of the anympi:: layer: each loop twice, as the C call and as the
+// mpi:: call that does the same ("<what>.c", "<what>.cxx"), or as the mpi:: core code and the
+// anympi:: call that does the same ("<what>.core", "<what>.layer"), built natively against each
+// MPI (bench/run pairs them). Instructions per call are each layer's whole cost (callgrind is
+// deterministic); times are reported but noisy.
 //
 //   cxx_core_bench time [scale]    per-call times
 //   cxx_core_bench count [scale]   the same loops, one collected pass each, for callgrind
 //
-// Loop names are "<what>.c" and "<what>.cxx"; bench/run pairs them. Every loop works on
-// MPI_PROC_NULL or MPI_COMM_SELF, so the MPI's own part is short and the core's share shows.
+// Every loop works on MPI_PROC_NULL or MPI_COMM_SELF, so the MPI's own part is short and the
+// C++ share shows.
+#include <anympi.hpp>
 #include <mpi.hpp>
+
+#include <numeric>
 
 #include <cstdlib>
 #include <cstring>
@@ -29,6 +34,10 @@ struct state {
   mpi::comm_view world = mpi::comm_world(), self = mpi::comm_self();
   // A communicator of the user's: the core cannot know its size without asking MPI.
   mpi::comm self_dup = mpi::comm_self().dup();
+  // An alltoallv whose receive side is known only after the counts are exchanged.
+  std::vector<int> counts = std::vector<int>{4}, displs = std::vector<int>{0}, rcounts = std::vector<int>(1),
+                   rdispls = std::vector<int>(1);
+  std::vector<int> out;
 };
 
 [[gnu::noinline]] void send_vector(state& s) {
@@ -91,6 +100,53 @@ void allgather_int_dup(state& s) { allgather_on(s, s.self_dup, "allgather_int_du
   });
 }
 
+// ---------------------------------------------------------------- the anympi:: layer over the core
+// The source of an anympi:: receive's status (its result is a buffer and a status).
+template <class Received>
+int source_of(Received&& r) {
+  auto&& [buffer, st] = r;
+  return st.source();
+}
+
+[[gnu::noinline]] void layer_send(state& s) {
+  MEASURE("send_vector.core", s.n, { mpi::send(s.v, mpi::proc_null, 0, s.world); });
+  MEASURE("send_vector.layer", s.n, { anympi::send(s.v, mpi::proc_null, 0, s.world); });
+}
+
+// A buffer that carries its size: no count to infer.
+[[gnu::noinline]] void layer_recv_known(state& s) {
+  MEASURE("recv_known.core", s.n, { sink = mpi::recv(s.v, mpi::proc_null, 0, s.world).source(); });
+  MEASURE("recv_known.layer", s.n, { sink = source_of(anympi::recv(s.v, mpi::proc_null, 0, s.world)); });
+}
+
+// A buffer sized to what arrives: the count is probed (from MPI_PROC_NULL: at once, 0).
+[[gnu::noinline]] void layer_recv_resize(state& s) {
+  MEASURE("recv_resize.core", s.n, {
+    mpi::status const st = mpi::probe(mpi::proc_null, 0, s.world);
+    s.out.resize(static_cast<std::size_t>(st.count(MPI_INT)));
+    sink = mpi::recv(s.out, mpi::proc_null, 0, s.world).source();
+  });
+  MEASURE("recv_resize.layer", s.n, {
+    sink = source_of(anympi::recv(s.out | anympi::views::resize, mpi::proc_null, 0, s.world));
+  });
+}
+
+// The receive counts exchanged, the displacements summed, the buffer resized, then the data.
+[[gnu::noinline]] void layer_alltoallv(state& s) {
+  MEASURE("alltoallv_counts.core", s.n, {
+    mpi::alltoall(s.counts, s.rcounts, s.self);
+    std::exclusive_scan(s.rcounts.begin(), s.rcounts.end(), s.rdispls.begin(), 0);
+    s.out.resize(static_cast<std::size_t>(s.rdispls.back() + s.rcounts.back()));
+    mpi::alltoallv(mpi::mpi_span_v(s.v, s.counts, s.displs), mpi::mpi_span_v(s.out, s.rcounts, s.rdispls), s.self);
+    sink = s.out[0];
+  });
+  MEASURE("alltoallv_counts.layer", s.n, {
+    anympi::alltoallv(s.v | anympi::views::with_counts(s.counts),
+                      s.out | anympi::views::auto_counts | anympi::views::auto_displs | anympi::views::resize_v, s.self);
+    sink = s.out[0];
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,7 +162,8 @@ int main(int argc, char** argv) {
   }
   {
     state s{counting ? 1000 : iterations(1000000, scale)};
-    for (auto loop : {send_vector, recv_vector, isend_wait, allreduce_int, allgather_int, allgather_int_dup, gather_int})
+    for (auto loop : {send_vector, recv_vector, isend_wait, allreduce_int, allgather_int, allgather_int_dup, gather_int,
+                      layer_send, layer_recv_known, layer_recv_resize, layer_alltoallv})
       loop(s);
   }  // frees the duplicate before MPI_Finalize
   std::fflush(stdout);

@@ -31,8 +31,8 @@ import anympi_spec as spec  # noqa: E402
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 GEN = os.path.join(ROOT, "abi", "runtime", "generated")
 MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp", "requests.cpp",
-                                                                     "partitioned.cpp", "large_counts.cpp", "sessions.cpp",
-                                                                     "buffers.cpp")]
+                                                                     "partitioned.cpp", "large_counts.cpp", "large_count_types.cpp",
+                                                                     "sessions.cpp", "buffers.cpp")]
 BACKENDS = ["mpich", "openmpi"]
 
 # Functions a native MPI has that anympi does not call, each for a defect of that MPI's version
@@ -107,10 +107,6 @@ UNSUPPORTED = {
        "refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion "
        "functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi "
        "in every file read and write: not built" for c in ("", "_c")},
-    **{f"MPI_Session_{f}": "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which "
-       "communicators derive from a session is not visible through a native sessions implementation"
-       for f in ("attach_buffer", "attach_buffer_c", "detach_buffer", "detach_buffer_c", "flush_buffer",
-                 "iflush_buffer")},
 }
 
 TYPE_RE = re.compile(r"\bMPI_([A-Za-z_0-9]+)")
@@ -165,6 +161,15 @@ def is_reduction(fn):
         "ccumulate" in fn.name or fn.name.startswith("MPI_Fetch_and_op"))
 
 
+def derived_from(fn):
+    """The communicator or group a new one is made from: the first one the function takes.  The
+    new one derives from the same session, or from the world model (buffers.cpp)."""
+    for q in fn.params:
+        if q.direction == "in" and not q.array and base(q.ctype.strip()) in ("MPI_Comm", "MPI_Group"):
+            return q.name
+    return None
+
+
 def convert(fn, p):
     """The native-call argument for one ABI parameter, or Unexpressible."""
     t = p.ctype.strip()
@@ -203,6 +208,8 @@ def convert(fn, p):
                 length_expr(fn, p)
             if d == "out" and k == "Request" and re.search(r"_init(_c)?$", fn.name):
                 return f"c_hout_persistent({n})"  # whether it is active (requests.cpp)
+            if d == "out" and k in ("Comm", "Group") and derived_from(fn):
+                return f"c_hout_derived({n}, {derived_from(fn)})"  # a session's buffer (buffers.cpp)
             if d == "out":
                 return f"c_hout({n})"
             if d == "inout":

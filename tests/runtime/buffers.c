@@ -3,7 +3,11 @@
  * delivered, a buffer too small and no buffer at all (MPI_ERR_BUFFER); over the ABI also the
  * MPI-4.1/5.0 buffer model: a communicator's own buffer (used instead of the process's; none
  * on other communicators; attach twice refused; flush, iflush, detach; gone with the
- * communicator), MPI_BUFFER_AUTOMATIC, MPI_Buffer_flush/iflush and the _c forms. */
+ * communicator), a session's buffer (used by every communicator derived from the session --
+ * made from its group, duplicated, split, made from a group of one of them, idup'ed -- and by
+ * no communicator of the world model; a communicator's own buffer first, the process's when
+ * the session has none; flush, iflush, detach, MPI_BUFFER_AUTOMATIC, delivered by
+ * MPI_Session_finalize), MPI_BUFFER_AUTOMATIC, MPI_Buffer_flush/iflush and the _c forms. */
 #include "check.h"
 
 #include <stdlib.h>
@@ -167,6 +171,125 @@ static void test_comm_buffer(void)
     MPI_OK(MPI_Type_free(&t));
 }
 
+/* A ring step of one buffered message on c: sent, then received from prev and checked. */
+static void bsend_ring(MPI_Comm c, MPI_Datatype t, int tag, int line)
+{
+    int src[12], got[6];
+    MPI_Status st;
+    int r, n;
+    MPI_OK(MPI_Comm_rank(c, &r));
+    MPI_OK(MPI_Comm_size(c, &n));
+    fill(src, r * 10 + tag);
+    int rc = MPI_Bsend(src, 1, t, (r + 1) % n, tag, c);
+    CHECK_MSG(rc == MPI_SUCCESS, "line %d: MPI_Bsend failed (%d)", line, rc);
+    if (rc != MPI_SUCCESS) MPI_OK(MPI_Send(src, 1, t, (r + 1) % n, tag, c)); /* the peer's receive ends */
+    fill(src, -1);
+    MPI_OK(MPI_Recv(got, 6, MPI_INT, (r + n - 1) % n, tag, c, &st));
+    expect_pairs(got, ((r + n - 1) % n) * 10 + tag, &st, line);
+}
+
+static void test_session_buffer(void)
+{
+    MPI_Datatype t = pairs_type();
+    MPI_Session s;
+    MPI_Group g, cg, sub;
+    MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    /* MPICH 4.0.2's MPI_Session_init does not attach the handler it is given (sessions.c). */
+    MPI_OK(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
+    /* Communicators derived from the session in every way a buffer must follow. */
+    enum { SC, DUP, SPLIT, FROM_SUBGROUP, IDUP, NDERIVED };
+    MPI_Comm c[NDERIVED];
+    MPI_OK(MPI_Comm_create_from_group(g, "anympi.buffers.session", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c[SC]));
+    MPI_OK(MPI_Comm_dup(c[SC], &c[DUP]));
+    MPI_OK(MPI_Comm_split(c[SC], 0, -rank, &c[SPLIT]));
+    MPI_OK(MPI_Comm_group(c[DUP], &cg));
+    int all[64];
+    for (int i = 0; i < size; ++i) all[i] = size - 1 - i;
+    MPI_OK(MPI_Group_incl(cg, size, all, &sub));
+    MPI_OK(MPI_Comm_create_from_group(sub, "anympi.buffers.sub", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c[FROM_SUBGROUP]));
+    MPI_Request r;
+    MPI_OK(MPI_Comm_idup(c[SC], &c[IDUP], &r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    /* The world model's communicators, one made after the session began. */
+    MPI_Comm wd;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &wd));
+
+    int src[12] = {0};
+    for (int k = 0; k < NDERIVED; ++k)
+        expect_class(MPI_Bsend(src, 1, t, next, 1, c[k]), MPI_ERR_BUFFER, "MPI_Bsend before the session has a buffer");
+
+    const int bytes = buffer_bytes(2, t, c[SC]);
+    char *buf = malloc((size_t)bytes);
+    MPI_OK(MPI_Session_attach_buffer(s, buf, bytes));
+    expect_class(MPI_Session_attach_buffer(s, buf, bytes), MPI_ERR_BUFFER, "a second MPI_Session_attach_buffer");
+    for (int round = 0; round < 3; ++round)
+        for (int k = 0; k < NDERIVED; ++k) bsend_ring(c[k], t, 10 + k, __LINE__);
+    expect_class(MPI_Bsend(src, 1, t, next, 2, MPI_COMM_WORLD), MPI_ERR_BUFFER, "MPI_Bsend on MPI_COMM_WORLD");
+    expect_class(MPI_Bsend(src, 1, t, next, 2, wd), MPI_ERR_BUFFER, "MPI_Bsend on a duplicate of MPI_COMM_WORLD");
+    MPI_OK(MPI_Session_flush_buffer(s));
+    MPI_OK(MPI_Session_iflush_buffer(s, &r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(r == MPI_REQUEST_NULL);
+
+    /* A communicator's own buffer comes first: detached from the session, DUP still sends. */
+    char *own = malloc((size_t)bytes);
+    MPI_OK(MPI_Comm_attach_buffer(c[DUP], own, bytes));
+    void *back = NULL;
+    MPI_Count back_size = -1;
+    MPI_OK(MPI_Session_detach_buffer_c(s, &back, &back_size));
+    CHECK(back == buf && back_size == bytes);
+    bsend_ring(c[DUP], t, 20, __LINE__);
+    expect_class(MPI_Bsend(src, 1, t, next, 3, c[SC]), MPI_ERR_BUFFER, "MPI_Bsend after MPI_Session_detach_buffer");
+    int int_size = -1;
+    MPI_OK(MPI_Comm_detach_buffer(c[DUP], &back, &int_size));
+    CHECK(back == own && int_size == bytes);
+
+    /* No session buffer: the process's. */
+    MPI_OK(MPI_Buffer_attach(buf, bytes));
+    bsend_ring(c[SPLIT], t, 21, __LINE__);
+    MPI_OK(MPI_Buffer_detach(&back, &int_size));
+    CHECK(back == buf);
+
+    /* MPI_BUFFER_AUTOMATIC; MPI_Session_finalize with a buffer still attached. */
+    MPI_OK(MPI_Session_attach_buffer_c(s, MPI_BUFFER_AUTOMATIC, 0));
+    enum { N = 50000 };
+    int *big = malloc(N * sizeof(int)), *got = malloc(N * sizeof(int));
+    for (int i = 0; i < N; ++i) big[i] = rank * N + i;
+    MPI_OK(MPI_Bsend(big, N, MPI_INT, next, 22, c[IDUP]));
+    for (int i = 0; i < N; ++i) big[i] = -1;
+    MPI_OK(MPI_Recv(got, N, MPI_INT, prev, 22, c[IDUP], MPI_STATUS_IGNORE));
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += got[i] != prev * N + i;
+    CHECK_MSG(bad == 0, "%d of %d elements wrong", bad, (int)N);
+    for (int k = 0; k < NDERIVED; ++k) MPI_OK(MPI_Comm_free(&c[k]));
+    MPI_OK(MPI_Group_free(&g));
+    MPI_OK(MPI_Group_free(&cg));
+    MPI_OK(MPI_Group_free(&sub));
+    MPI_OK(MPI_Comm_free(&wd));
+    MPI_OK(MPI_Session_finalize(&s));
+
+    /* A new session (perhaps with the same handle) has no buffer. */
+    MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    MPI_OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
+    MPI_OK(MPI_Comm_create_from_group(g, "anympi.buffers.again", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c[SC]));
+    expect_class(MPI_Bsend(src, 1, t, next, 4, c[SC]), MPI_ERR_BUFFER, "MPI_Bsend in a new session");
+    MPI_OK(MPI_Comm_free(&c[SC]));
+    MPI_OK(MPI_Group_free(&g));
+    MPI_OK(MPI_Session_finalize(&s));
+
+    /* Not a session: MPI_ERR_SESSION. */
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    expect_class(MPI_Session_attach_buffer(MPI_SESSION_NULL, buf, bytes), MPI_ERR_SESSION,
+                 "MPI_Session_attach_buffer(MPI_SESSION_NULL)");
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    free(big);
+    free(got);
+    free(buf);
+    free(own);
+    MPI_OK(MPI_Type_free(&t));
+}
+
 static void test_automatic(void)
 {
     enum { N = 100000 };
@@ -209,6 +332,7 @@ int main(int argc, char **argv)
     test_errors();
 #ifdef MPI_ABI_VERSION
     test_comm_buffer();
+    test_session_buffer();
     test_automatic();
 #endif
     return check_finish();

@@ -282,15 +282,167 @@ static void small_types(void)
     CHECK_EQ(lb, -4);
     CHECK_EQ(ext, 12);
     MPI_OK(MPI_Type_free(&r));
-    /* a count past int: refused with MPI_ERR_COUNT where only the int form exists, accepted
-     * natively; either way nothing is truncated */
+}
+
+/* ---------------------------------------------------------------- what a _c constructor made
+ * Its envelope and contents are the _c call's, every count a large count (as MPI-4.0 MPICH
+ * answers natively; over Open MPI 4.1 anympi records them), however the type was built. */
+static void expect_contents(MPI_Datatype t, int combiner, int ni, const int *ints, int nc, const MPI_Count *counts,
+                            int nd, const MPI_Datatype *types, const char *what)
+{
+    MPI_Count gi = -1, ga = -1, gc = -1, gd = -1;
+    int comb = -1;
+    MPI_OK(MPI_Type_get_envelope_c(t, &gi, &ga, &gc, &gd, &comb));
+    CHECK_MSG(comb == combiner && gi == ni && ga == 0 && gc == nc && gd == nd,
+              "%s: envelope combiner %d, %lld integers, %lld addresses, %lld large counts, %lld datatypes", what, comb,
+              (long long)gi, (long long)ga, (long long)gc, (long long)gd);
+    if (comb != combiner || gi != ni || gc != nc || gd != nd) return;
+    int gints[16];
+    MPI_Aint gaddr[1];
+    MPI_Count gcounts[16];
+    MPI_Datatype gtypes[4];
+    MPI_OK(MPI_Type_get_contents_c(t, ni, 0, nc, nd, gints, gaddr, gcounts, gtypes));
+    for (int i = 0; i < ni; ++i) CHECK_MSG(gints[i] == ints[i], "%s: integer %d is %d, expected %d", what, i, gints[i], ints[i]);
+    for (int i = 0; i < nc; ++i)
+        CHECK_MSG(gcounts[i] == counts[i], "%s: large count %d is %lld, expected %lld", what, i, (long long)gcounts[i],
+                  (long long)counts[i]);
+    for (int i = 0; i < nd; ++i) {
+        int ci = 0;
+        MPI_Count c1, c2, c3, c4;
+        MPI_OK(MPI_Type_get_envelope_c(gtypes[i], &c1, &c2, &c3, &c4, &ci));
+        if (ci == MPI_COMBINER_NAMED) {
+            CHECK_MSG(gtypes[i] == types[i], "%s: datatype %d is not the one given", what, i);
+        } else { /* a derived one: a new handle of the same layout, the caller's to free */
+            MPI_Count s1 = 0, s2 = 0;
+            MPI_OK(MPI_Type_size_c(gtypes[i], &s1));
+            MPI_OK(MPI_Type_size_c(types[i], &s2));
+            CHECK_MSG(s1 == s2, "%s: datatype %d has size %lld, expected %lld", what, i, (long long)s1, (long long)s2);
+            MPI_OK(MPI_Type_free(&gtypes[i]));
+        }
+    }
+    /* the int forms cannot return large counts */
+    int a, b, c, d;
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    const MPI_Count big_bl[1] = {(MPI_Count)INT_MAX + 2}, zero[1] = {0};
-    int rc = MPI_Type_indexed_c(1, big_bl, zero, MPI_BYTE, &t);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK_MSG(MPI_Type_get_envelope(t, &a, &b, &c, &d) != MPI_SUCCESS, "%s: MPI_Type_get_envelope succeeded", what);
+}
+
+/* The bytes a datatype selects from a buffer of `extent` bytes (most never touched: the
+ * pages stay unallocated), sent to this process: markers at the offsets it should pick. */
+static void expect_picks(MPI_Datatype t, MPI_Count extent, int n, const MPI_Count *at, const char *what)
+{
+    unsigned char *buf = malloc((size_t)extent), got[8] = {0};
+    CHECK_FATAL(buf != NULL);
+    for (int i = 0; i < n; ++i) buf[at[i]] = (unsigned char)(0x40 + i);
+    MPI_OK(MPI_Type_commit(&t));
+    MPI_OK(MPI_Sendrecv(buf, 1, t, 0, 9, got, n, MPI_BYTE, 0, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE));
+    for (int i = 0; i < n; ++i) CHECK_MSG(got[i] == 0x40 + i, "%s: byte %d is %#x, expected %#x", what, i, got[i], 0x40 + i);
+    free(buf);
+}
+
+static void expect_size_extent(MPI_Datatype t, MPI_Count size, MPI_Count lb, MPI_Count extent, const char *what)
+{
+    MPI_Count s = 0, l = -1, e = 0;
+    MPI_OK(MPI_Type_size_c(t, &s));
+    MPI_OK(MPI_Type_get_extent_c(t, &l, &e));
+    CHECK_MSG(s == size && l == lb && e == extent, "%s: size %lld lb %lld extent %lld, expected %lld %lld %lld", what,
+              (long long)s, (long long)l, (long long)e, (long long)size, (long long)lb, (long long)extent);
+    int isize = 0;
+    MPI_OK(MPI_Type_size(t, &isize));
+    if (size > INT_MAX) CHECK_MSG(isize == MPI_UNDEFINED, "%s: MPI_Type_size gave %d, not MPI_UNDEFINED", what, isize);
+}
+
+static void made_types(void)
+{
+    MPI_Datatype t, inner;
+    const MPI_Datatype ints1[1] = {MPI_INT};
+    MPI_OK(MPI_Type_contiguous_c(5, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_CONTIGUOUS, 0, NULL, 1, (const MPI_Count[]){5}, 1, ints1, "contiguous_c");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_vector_c(3, 2, 4, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_VECTOR, 0, NULL, 3, (const MPI_Count[]){3, 2, 4}, 1, ints1, "vector_c");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_hvector_c(3, 2, 16, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_HVECTOR, 0, NULL, 3, (const MPI_Count[]){3, 2, 16}, 1, ints1, "hvector_c");
+    MPI_OK(MPI_Type_free(&t));
+    const MPI_Count bl[3] = {2, 1, 3}, dp[3] = {0, 5, 9};
+    MPI_OK(MPI_Type_indexed_c(3, bl, dp, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_INDEXED, 0, NULL, 7, (const MPI_Count[]){3, 2, 1, 3, 0, 5, 9}, 1, ints1, "indexed_c");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_hindexed_c(3, bl, dp, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_HINDEXED, 0, NULL, 7, (const MPI_Count[]){3, 2, 1, 3, 0, 5, 9}, 1, ints1, "hindexed_c");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_indexed_block_c(3, 2, dp, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_INDEXED_BLOCK, 0, NULL, 5, (const MPI_Count[]){3, 2, 0, 5, 9}, 1, ints1,
+                    "indexed_block_c");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_hindexed_block_c(3, 2, dp, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_HINDEXED_BLOCK, 0, NULL, 5, (const MPI_Count[]){3, 2, 0, 5, 9}, 1, ints1,
+                    "hindexed_block_c");
+    MPI_OK(MPI_Type_free(&t));
+    /* a derived member the program frees at once: the contents still hold it */
+    MPI_OK(MPI_Type_contiguous(2, MPI_SHORT, &inner));
+    const MPI_Datatype members[3] = {MPI_INT, inner, MPI_DOUBLE};
+    MPI_OK(MPI_Type_create_struct_c(3, bl, (const MPI_Count[]){0, 8, 16}, members, &t));
+    MPI_Datatype kept_inner;
+    MPI_OK(MPI_Type_dup(inner, &kept_inner));
+    MPI_OK(MPI_Type_free(&inner));
+    const MPI_Datatype expect_members[3] = {MPI_INT, kept_inner, MPI_DOUBLE};
+    expect_contents(t, MPI_COMBINER_STRUCT, 0, NULL, 7, (const MPI_Count[]){3, 2, 1, 3, 0, 8, 16}, 3, expect_members,
+                    "struct_c");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_free(&kept_inner));
+    MPI_OK(MPI_Type_create_resized_c(MPI_INT, -4, 12, &t));
+    expect_contents(t, MPI_COMBINER_RESIZED, 0, NULL, 2, (const MPI_Count[]){-4, 12}, 1, ints1, "resized_c");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_subarray_c(2, (const MPI_Count[]){4, 6}, (const MPI_Count[]){2, 3},
+                                      (const MPI_Count[]){1, 2}, MPI_ORDER_FORTRAN, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_SUBARRAY, 2, (const int[]){2, MPI_ORDER_FORTRAN}, 6,
+                    (const MPI_Count[]){4, 6, 2, 3, 1, 2}, 1, ints1, "subarray_c");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_darray_c(3, 1, 1, (const MPI_Count[]){12}, (const int[]){MPI_DISTRIBUTE_BLOCK},
+                                    (const int[]){MPI_DISTRIBUTE_DFLT_DARG}, (const int[]){3}, MPI_ORDER_C, MPI_INT, &t));
+    expect_contents(t, MPI_COMBINER_DARRAY, 7,
+                    (const int[]){3, 1, 1, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_DFLT_DARG, 3, MPI_ORDER_C}, 1,
+                    (const MPI_Count[]){12}, 1, ints1, "darray_c");
+    MPI_OK(MPI_Type_free(&t));
+
+    /* Counts, blocklengths, strides, displacements and sizes past INT_MAX: the type map the
+     * constructor describes (over Open MPI 4.1, built from int-sized pieces). */
+    const MPI_Count G = (MPI_Count)1 << 31;
+    MPI_OK(MPI_Type_contiguous_c(G + 5, MPI_BYTE, &t));
+    expect_size_extent(t, G + 5, 0, G + 5, "contiguous_c past INT_MAX");
+    expect_contents(t, MPI_COMBINER_CONTIGUOUS, 0, NULL, 1, (const MPI_Count[]){G + 5}, 1, (const MPI_Datatype[]){MPI_BYTE},
+                    "contiguous_c past INT_MAX");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_contiguous_c(3, MPI_INT, &inner));
+    MPI_OK(MPI_Type_create_hvector_c(2, G + 1, 4, inner, &t)); /* blocks of 12 bytes, overlapping */
+    expect_size_extent(t, 2 * (G + 1) * 12, 0, (G + 1) * 12 + 4, "hvector_c of a blocklength past INT_MAX");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_free(&inner));
+    MPI_OK(MPI_Type_vector_c(2, 1, G + 1, MPI_BYTE, &t)); /* bytes 0 and 2^31 + 1 */
+    expect_size_extent(t, 2, 0, G + 2, "vector_c of a stride past INT_MAX");
+    expect_picks(t, G + 2, 2, (const MPI_Count[]){0, G + 1}, "vector_c of a stride past INT_MAX");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_indexed_c(2, (const MPI_Count[]){1, 2}, (const MPI_Count[]){G + 5, 3}, MPI_BYTE, &t));
+    expect_size_extent(t, 3, 3, G + 3, "indexed_c of a displacement past INT_MAX");
+    expect_picks(t, G + 6, 3, (const MPI_Count[]){G + 5, 3, 4}, "indexed_c of a displacement past INT_MAX");
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_struct_c(2, (const MPI_Count[]){G + 3, 1}, (const MPI_Count[]){8, 0},
+                                    (const MPI_Datatype[]){MPI_BYTE, MPI_BYTE}, &t));
+    expect_size_extent(t, G + 4, 0, G + 11, "struct_c of a blocklength past INT_MAX");
+    MPI_OK(MPI_Type_free(&t));
+    /* row 1, columns 2^31 + 4 and + 5 of a 2 x (2^31 + 8) byte array in C order */
+    MPI_OK(MPI_Type_create_subarray_c(2, (const MPI_Count[]){2, G + 8}, (const MPI_Count[]){1, 2},
+                                      (const MPI_Count[]){1, G + 4}, MPI_ORDER_C, MPI_BYTE, &t));
+    expect_size_extent(t, 2, 0, 2 * (G + 8), "subarray_c of sizes past INT_MAX");
+    expect_picks(t, 2 * (G + 8), 2, (const MPI_Count[]){G + 8 + G + 4, G + 8 + G + 5}, "subarray_c of sizes past INT_MAX");
+    MPI_OK(MPI_Type_free(&t));
+    /* a darray past INT_MAX: natively, or refused where anympi would have to compute it */
+    int rc = MPI_Type_create_darray_c(2, 0, 1, (const MPI_Count[]){G + 6}, (const int[]){MPI_DISTRIBUTE_BLOCK},
+                                      (const int[]){MPI_DISTRIBUTE_DFLT_DARG}, (const int[]){2}, MPI_ORDER_C, MPI_BYTE, &t);
     if (rc == MPI_SUCCESS) {
-        MPI_Count sz = 0;
-        MPI_OK(MPI_Type_size_c(t, &sz));
-        CHECK_EQ(sz, (MPI_Count)INT_MAX + 2);
+        expect_size_extent(t, G / 2 + 3, 0, G + 6, "darray_c past INT_MAX");
         MPI_OK(MPI_Type_free(&t));
     } else {
         int cls = -1;
@@ -582,6 +734,7 @@ int main(int argc, char **argv)
     left = (rank + size - 1) % size, right = (rank + 1) % size;
     small_p2p();
     small_types();
+    made_types();
     small_collectives();
     small_v_requests();
     small_neighbours();

@@ -367,6 +367,68 @@ TEST(Combiner, DarrayCyclicBlockFortran) {
   expect_matches_pack(t, 1);
 }
 
+#if MPI_VERSION >= 4
+// A type a _c constructor made answers only the _c envelope and contents, its counts as large
+// counts (MPICH 4.0 natively, anympi over either MPI): it decodes to the same tree and map as
+// the type the int constructor makes of the same arguments, and the MPI packs what it selects.
+void expect_same_decoding(MPI_Datatype by_int, MPI_Datatype by_c, const char* what) {
+  owned a(by_int), b(by_c);
+  EXPECT_EQ(at::to_string(at::to_expr(at::decode(b))), at::to_string(at::to_expr(at::decode(a)))) << what;
+  EXPECT_EQ(disps(at::decode_map(b)), disps(at::decode_map(a))) << what;
+  EXPECT_EQ(names(at::decode_map(b)), names(at::decode_map(a))) << what;
+  expect_matches_pack(b, 2);
+}
+
+TEST(Combiner, LargeCountConstructorsDecodeAsTheIntOnes) {
+  MPI_Datatype a, b;
+  MPI_OK(MPI_Type_contiguous(3, MPI_INT, &a));
+  MPI_OK(MPI_Type_contiguous_c(3, MPI_INT, &b));
+  expect_same_decoding(a, b, "contiguous");
+  MPI_OK(MPI_Type_vector(3, 2, -4, MPI_SHORT, &a));
+  MPI_OK(MPI_Type_vector_c(3, 2, -4, MPI_SHORT, &b));
+  expect_same_decoding(a, b, "vector");
+  MPI_OK(MPI_Type_create_hvector(2, 3, 20, MPI_INT, &a));
+  MPI_OK(MPI_Type_create_hvector_c(2, 3, 20, MPI_INT, &b));
+  expect_same_decoding(a, b, "hvector");
+  int ibl[3] = {2, 1, 3}, idisp[3] = {4, 0, 9};
+  MPI_Aint adisp[3] = {16, 0, 36};
+  MPI_Count cbl[3] = {2, 1, 3}, cdisp[3] = {4, 0, 9}, cadisp[3] = {16, 0, 36};
+  MPI_OK(MPI_Type_indexed(3, ibl, idisp, MPI_INT, &a));
+  MPI_OK(MPI_Type_indexed_c(3, cbl, cdisp, MPI_INT, &b));
+  expect_same_decoding(a, b, "indexed");
+  MPI_OK(MPI_Type_create_hindexed(3, ibl, adisp, MPI_INT, &a));
+  MPI_OK(MPI_Type_create_hindexed_c(3, cbl, cadisp, MPI_INT, &b));
+  expect_same_decoding(a, b, "hindexed");
+  MPI_OK(MPI_Type_create_indexed_block(3, 2, idisp, MPI_INT, &a));
+  MPI_OK(MPI_Type_create_indexed_block_c(3, 2, cdisp, MPI_INT, &b));
+  expect_same_decoding(a, b, "indexed_block");
+  MPI_OK(MPI_Type_create_hindexed_block(3, 2, adisp, MPI_INT, &a));
+  MPI_OK(MPI_Type_create_hindexed_block_c(3, 2, cadisp, MPI_INT, &b));
+  expect_same_decoding(a, b, "hindexed_block");
+  MPI_Datatype inner;  // a derived member made by a _c constructor too
+  MPI_OK(MPI_Type_contiguous_c(2, MPI_SHORT, &inner));
+  owned keep_inner(inner);
+  MPI_Datatype members[3] = {MPI_INT, inner, MPI_DOUBLE};
+  MPI_OK(MPI_Type_create_struct(3, ibl, adisp, members, &a));
+  MPI_OK(MPI_Type_create_struct_c(3, cbl, cadisp, members, &b));
+  expect_same_decoding(a, b, "struct");
+  MPI_OK(MPI_Type_create_resized(MPI_INT, -4, 12, &a));
+  MPI_OK(MPI_Type_create_resized_c(MPI_INT, -4, 12, &b));
+  expect_same_decoding(a, b, "resized");
+  int sizes[2] = {4, 5}, sub[2] = {2, 3}, starts[2] = {1, 2};
+  MPI_Count csizes[2] = {4, 5}, csub[2] = {2, 3}, cstarts[2] = {1, 2};
+  MPI_OK(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_FORTRAN, MPI_INT, &a));
+  MPI_OK(MPI_Type_create_subarray_c(2, csizes, csub, cstarts, MPI_ORDER_FORTRAN, MPI_INT, &b));
+  expect_same_decoding(a, b, "subarray");
+  int gs[2] = {4, 6}, dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+      darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, ps[2] = {2, 2};
+  MPI_Count cgs[2] = {4, 6};
+  MPI_OK(MPI_Type_create_darray(4, 1, 2, gs, dist, darg, ps, MPI_ORDER_C, MPI_INT, &a));
+  MPI_OK(MPI_Type_create_darray_c(4, 1, 2, cgs, dist, darg, ps, MPI_ORDER_C, MPI_INT, &b));
+  expect_same_decoding(a, b, "darray");
+}
+#endif
+
 TEST(Combiner, ResizedBoundsLikeLbUb) {
   MPI_Datatype t;
   MPI_OK(MPI_Type_create_resized(MPI_INT, -4, 16, &t));

@@ -212,6 +212,25 @@ struct hout_persistent_proxy : hout_proxy<abi_Request, false> {
 };
 inline hout_persistent_proxy c_hout_persistent(abi_Request *p) { return {c_hout(p)}; }
 
+// Which session a communicator or group derives from, for the session's buffered sends
+// (buffers.cpp).  A new communicator or group made from another (c_hout_derived: the generator
+// names the first one the function takes) derives from the same session, or from the world
+// model; noted only once a session has made a group, before which there is nothing to note.
+extern std::atomic<bool> origins_noted;
+void note_origin(handle_kind made_kind, uintptr_t made, handle_kind from_kind, uintptr_t from);
+template <class A, class P> struct hout_derived_proxy : hout_proxy<A, false> {
+    native_t<P> from;
+    ~hout_derived_proxy()
+    {
+        if (this->p && origins_noted.load(std::memory_order_relaxed))
+            note_origin(traits<A>::kind, bits(this->n), traits<P>::kind, bits(from));
+    }
+};
+template <class A, class P> inline hout_derived_proxy<A, P> c_hout_derived(A *p, P from)
+{
+    return {c_hout(p), to_native(from)};
+}
+
 // For an output the native MPI may write after the call returns (MPI_Comm_idup's newcomm):
 // the native handle is written straight into the user's ABI handle.  Sound because a new
 // object is never a predefined one, and a user handle's ABI bits are the native handle's

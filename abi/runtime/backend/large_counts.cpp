@@ -24,35 +24,52 @@ int chunk_extent(MPI_Datatype t, MPI_Aint *extent)
     return MPI_Type_get_extent(t, &lb, extent);
 }
 
-int large_type(MPI_Count n, MPI_Datatype t, MPI_Datatype *made)
+int repeat(MPI_Count n, MPI_Aint stride, MPI_Datatype t, MPI_Datatype *out)
 {
-    *made = MPI_DATATYPE_NULL;
+    *out = MPI_DATATYPE_NULL;
+    if (n <= INT_MAX) return MPI_Type_create_hvector(int(n), 1, stride, t, out);
     MPI_Aint lb = 0, ext = 0;
     int rc = MPI_Type_get_extent(t, &lb, &ext);
     if (rc != MPI_SUCCESS) return rc;
     const MPI_Count q = n / chunk, r = n % chunk;
     MPI_Datatype part = MPI_DATATYPE_NULL, body = MPI_DATATYPE_NULL, rest = MPI_DATATYPE_NULL, all = MPI_DATATYPE_NULL;
-    if ((rc = MPI_Type_contiguous(int(chunk), t, &part)) != MPI_SUCCESS) return rc;
-    rc = MPI_Type_contiguous(int(q), part, &body);
+    if ((rc = MPI_Type_create_hvector(int(chunk), 1, stride, t, &part)) != MPI_SUCCESS) return rc;
+    rc = MPI_Type_create_hvector(int(q), 1, MPI_Aint(chunk) * stride, part, &body);
     MPI_Type_free(&part);
     if (rc != MPI_SUCCESS) return rc;
     if (r == 0) {
         all = body;
     } else {
-        if ((rc = MPI_Type_contiguous(int(r), t, &rest)) != MPI_SUCCESS) {
+        if ((rc = MPI_Type_create_hvector(int(r), 1, stride, t, &rest)) != MPI_SUCCESS) {
             MPI_Type_free(&body);
             return rc;
         }
         int lens[2] = {1, 1};
-        MPI_Aint disps[2] = {0, MPI_Aint(q * chunk) * ext};
+        MPI_Aint disps[2] = {0, MPI_Aint(q * chunk) * stride};
         MPI_Datatype types[2] = {body, rest};
         rc = MPI_Type_create_struct(2, lens, disps, types, &all);
         MPI_Type_free(&body);
         MPI_Type_free(&rest);
         if (rc != MPI_SUCCESS) return rc;
     }
-    // A struct may be padded to its members' alignment; n contiguous elements are not.  The
-    // extent matters where blocks follow one another (a gather's receive buffer).
+    // A struct may be padded to its members' alignment; the hvector is not.
+    const MPI_Aint span = MPI_Aint(n - 1) * stride;
+    const MPI_Aint low = lb + (span < 0 ? span : 0), high = lb + ext + (span > 0 ? span : 0);
+    rc = MPI_Type_create_resized(all, low, high - low, out);
+    MPI_Type_free(&all);
+    return rc;
+}
+
+int large_type(MPI_Count n, MPI_Datatype t, MPI_Datatype *made)
+{
+    *made = MPI_DATATYPE_NULL;
+    MPI_Aint lb = 0, ext = 0;
+    int rc = MPI_Type_get_extent(t, &lb, &ext);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Datatype all = MPI_DATATYPE_NULL;
+    if ((rc = repeat(n, ext, t, &all)) != MPI_SUCCESS) return rc;
+    // n contiguous elements span n extents whichever way the extent points.  The extent matters
+    // where blocks follow one another (a gather's receive buffer).
     const MPI_Aint low = ext >= 0 ? lb : lb + MPI_Aint(n - 1) * ext;
     rc = MPI_Type_create_resized(all, low, MPI_Aint(n) * (ext >= 0 ? ext : -ext), made);
     MPI_Type_free(&all);

@@ -14,6 +14,26 @@ namespace anympi::backend {
 // error code.  Built only past INT_MAX; *made is then the caller's to free.
 int large_type(MPI_Count n, MPI_Datatype t, MPI_Datatype *made);
 
+// n copies of t, copy i at byte i * stride: MPI_Type_create_hvector(n, 1, stride, t) while n is
+// an int, else the same type map in chunks of 2^30, with that hvector's bounds.  Not committed.
+int repeat(MPI_Count n, MPI_Aint stride, MPI_Datatype t, MPI_Datatype *out);
+
+// A datatype a _c constructor made where the MPI has none (large_count_types.cpp): its envelope
+// and contents are the _c call's.  Each answers false for any other datatype.
+#if ANYMPI_HAVE_MPI_Type_contiguous_c
+inline bool made_by_c(MPI_Datatype) { return false; }
+inline void made_by_c_freed(MPI_Datatype) {}
+#else
+extern std::atomic<bool> made_by_c_any;  // no lookup until such a type exists
+bool made_by_c_find(MPI_Datatype t);
+inline bool made_by_c(MPI_Datatype t) { return made_by_c_any.load(std::memory_order_acquire) && made_by_c_find(t); }
+bool made_by_c_envelope(MPI_Datatype t, abi_Count *ni, abi_Count *na, abi_Count *nc, abi_Count *nd, int *combiner);
+// *rc: 0, or the error raised (arrays too short, a duplicate that failed).
+bool made_by_c_contents(MPI_Datatype t, abi_Count max_i, abi_Count max_a, abi_Count max_c, abi_Count max_d, int *ints,
+                        abi_Count *counts, abi_Datatype *types, int *rc);
+void made_by_c_freed(MPI_Datatype t);  // MPI_Type_free: its handle may be reused
+#endif
+
 // The (count, datatype) pairs of one call, as the int form takes them: unchanged while the
 // count fits, else 1 of large_type.  The types built are freed when the call returns: the
 // MPI keeps what a pending operation still needs (a freed datatype stays alive while used).

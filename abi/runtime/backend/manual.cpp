@@ -483,28 +483,37 @@ ANYMPI_MANUAL(MPI_Request_free, forwarded, "what anympi keeps for the request (s
 
 ANYMPI_MANUAL(MPI_Group_range_incl, forwarded, "ranges[][3] holds plain ranks: passed as they are")
 {
-    return err_out(MPI_Group_range_incl(to_native(group), n, ranges, c_hout(newgroup)));
+    return err_out(MPI_Group_range_incl(to_native(group), n, ranges, c_hout_derived(newgroup, group)));
 }
 ANYMPI_MANUAL(MPI_Group_range_excl, forwarded, "ranges[][3] holds plain ranks: passed as they are")
 {
-    return err_out(MPI_Group_range_excl(to_native(group), n, ranges, c_hout(newgroup)));
+    return err_out(MPI_Group_range_excl(to_native(group), n, ranges, c_hout_derived(newgroup, group)));
 }
 
 ANYMPI_MANUAL(MPI_Dist_graph_create, forwarded, "destinations/weights have sum(degrees) entries; weights may be MPI_UNWEIGHTED")
 {
     return err_out(MPI_Dist_graph_create(to_native(comm_old), n, sources, degrees, destinations, c_weights(weights),
-                                         to_native(info), reorder, c_hout(comm_dist_graph)));
+                                         to_native(info), reorder, c_hout_derived(comm_dist_graph, comm_old)));
 }
 
 // ---------------------------------------------------------------- outputs written at completion
+// The new communicator derives from comm's session (buffers.cpp) once its handle is known: both
+// MPIs write it during the call.
+static int idup_made(int rc, abi_Comm comm, abi_Comm *newcomm)
+{
+    if (rc == MPI_SUCCESS && newcomm && *newcomm && origins_noted.load(std::memory_order_relaxed))
+        note_origin(k_comm, bits(to_native(*newcomm)), k_comm, bits(to_native(comm)));
+    return err_out(rc);
+}
 ANYMPI_MANUAL(MPI_Comm_idup, forwarded, "newcomm may be written when the request completes, not during the call")
 {
-    return err_out(MPI_Comm_idup(to_native(comm), c_hout_late(newcomm), c_hout(request)));
+    return idup_made(MPI_Comm_idup(to_native(comm), c_hout_late(newcomm), c_hout(request)), comm, newcomm);
 }
 ANYMPI_MANUAL(MPI_Comm_idup_with_info, fallback, "newcomm may be written when the request completes, not during the call; where the MPI lacks it, MPI_Comm_idup (an MPI may ignore the hints of info)")
 {
 #if ANYMPI_HAVE_MPI_Comm_idup_with_info
-    return err_out(MPI_Comm_idup_with_info(to_native(comm), to_native(info), c_hout_late(newcomm), c_hout(request)));
+    return idup_made(MPI_Comm_idup_with_info(to_native(comm), to_native(info), c_hout_late(newcomm), c_hout(request)),
+                     comm, newcomm);
 #else
     (void)info;
     return abi_MPI_Comm_idup(comm, newcomm, request);
@@ -850,8 +859,8 @@ void errcodes_out(int *codes, long n)
 
 ANYMPI_MANUAL(MPI_Comm_spawn, forwarded, "the error codes (one per process asked for) converted after the call; the children load the parent's backend (Debian's MPICH 4.0.2 under Hydra fails every spawn natively, with MPI_ERR_OTHER, and so over anympi)")
 {
-    int rc = MPI_Comm_spawn(command, argv, maxprocs, to_native(info), root, to_native(comm), c_hout(intercomm),
-                            array_of_errcodes);
+    int rc = MPI_Comm_spawn(command, argv, maxprocs, to_native(info), root, to_native(comm),
+                            c_hout_derived(intercomm, comm), array_of_errcodes);
     errcodes_out(array_of_errcodes, maxprocs);
     return err_out(rc);
 }
@@ -861,7 +870,7 @@ ANYMPI_MANUAL(MPI_Comm_spawn_multiple, forwarded, "the info array converted; the
     long total = 0;
     for (int i = 0; array_of_maxprocs && i < count; ++i) total += array_of_maxprocs[i] > 0 ? array_of_maxprocs[i] : 0;
     int rc = MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs,
-                                     c_harr_in(array_of_info, count), root, to_native(comm), c_hout(intercomm),
+                                     c_harr_in(array_of_info, count), root, to_native(comm), c_hout_derived(intercomm, comm),
                                      array_of_errcodes);
     errcodes_out(array_of_errcodes, total);
     return err_out(rc);
@@ -881,7 +890,8 @@ ANYMPI_MANUAL(MPI_Aint_diff, emulated, "address arithmetic (a macro, not a funct
 // ---------------------------------------------------------------- topology arrays
 ANYMPI_MANUAL(MPI_Graph_create, forwarded, "edges has index[nnodes-1] entries (plain node numbers, passed as they are)")
 {
-    return err_out(MPI_Graph_create(to_native(comm_old), nnodes, c_mut(indx), c_mut(edges), reorder, c_hout(comm_graph)));
+    return err_out(MPI_Graph_create(to_native(comm_old), nnodes, c_mut(indx), c_mut(edges), reorder,
+                                    c_hout_derived(comm_graph, comm_old)));
 }
 ANYMPI_MANUAL(MPI_Graph_map, forwarded, "edges has index[nnodes-1] entries (plain node numbers, passed as they are)")
 {
@@ -1161,7 +1171,7 @@ int envelope_of(MPI_Datatype t, native_envelope &e)
 }  // namespace
 }  // namespace anympi::backend
 
-ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_index answer MPI_COMBINER_VALUE_INDEX, emulated predefined ones (MPI_REAL2 ...) MPI_COMBINER_NAMED")
+ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_index answer MPI_COMBINER_VALUE_INDEX, emulated predefined ones (MPI_REAL2 ...) MPI_COMBINER_NAMED; a type of anympi's _c constructors is refused (MPI_ERR_TYPE: large counts), as MPICH does")
 {
     if (is_emulated_type(datatype)) return emulated_type_envelope(num_integers, num_addresses, num_datatypes, combiner);
     MPI_Datatype t = to_native(datatype);
@@ -1173,6 +1183,10 @@ ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_i
         *combiner = ABI_COMBINER_VALUE_INDEX;
         return 0;
     }
+    if (made_by_c(t))  // large_count_types
+        return raise_error(errh_self(), ABI_ERR_TYPE,
+                           "MPI_Type_get_envelope: the datatype was made by a large-count constructor (_c), whose counts "
+                           "only MPI_Type_get_envelope_c returns");
     if (!outputs)  // the MPI's own answer to a NULL output
         return err_out(MPI_Type_get_envelope(t, num_integers, num_addresses, num_datatypes, c_cout<cat::combiner>(combiner)));
     native_envelope e;
@@ -1185,7 +1199,7 @@ ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_i
     return 0;
 }
 
-ANYMPI_MANUAL(MPI_Type_get_envelope_c, fallback, "value-index types answer MPI_COMBINER_VALUE_INDEX; through MPI_Type_get_envelope where the _c form is missing")
+ANYMPI_MANUAL(MPI_Type_get_envelope_c, fallback, "value-index types answer MPI_COMBINER_VALUE_INDEX; where the _c form is missing, a type of anympi's _c constructors answers the _c call's envelope (large_count_types.cpp), any other MPI_Type_get_envelope's")
 {
     if (is_emulated_type(datatype))  // emulated_types
         return emulated_type_envelope_c(num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
@@ -1197,6 +1211,10 @@ ANYMPI_MANUAL(MPI_Type_get_envelope_c, fallback, "value-index types answer MPI_C
 #endif
     if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes || !combiner)
         return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope_c: an output argument is NULL");
+#if !ANYMPI_HAVE_MPI_Type_get_envelope_c
+    if (made_by_c_envelope(to_native(datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner))
+        return 0;  // large_count_types
+#endif
     int ni = 0, na = 0, nd = 0;
     int rc = abi_MPI_Type_get_envelope(datatype, &ni, &na, &nd, combiner);
     if (rc != 0) return rc;
@@ -1282,13 +1300,17 @@ struct contents_types : harr_proxy<abi_Datatype> {
 }  // namespace
 }  // namespace anympi::backend
 
-ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray integers; value-index types answer their two datatypes")
+ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray integers; value-index types answer their two datatypes; a type of anympi's _c constructors is refused (MPI_ERR_TYPE: large counts), as MPICH does")
 {
     if (is_emulated_type(datatype))  // emulated_types
         return emulated_type_refuse(datatype, "MPI_Type_get_contents", "which has no contents");
     MPI_Datatype t = to_native(datatype);
     value_index_type e;
     if (vi_find(t, &e)) return vi_contents(e, max_datatypes, array_of_datatypes, "MPI_Type_get_contents");
+    if (made_by_c(t))  // large_count_types
+        return raise_error(errh_self(), ABI_ERR_TYPE,
+                           "MPI_Type_get_contents: the datatype was made by a large-count constructor (_c), whose counts "
+                           "only MPI_Type_get_contents_c returns");
     native_envelope env;
     int rc = envelope_of(t, env);
     if (rc != MPI_SUCCESS) return err_out(rc);
@@ -1302,7 +1324,7 @@ ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray in
     return 0;
 }
 
-ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; through it (no large counts) where the _c form is missing")
+ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; where the _c form is missing, a type of anympi's _c constructors answers the _c call's arguments (large_count_types.cpp), any other through MPI_Type_get_contents (no large counts)")
 {
     if (is_emulated_type(datatype))  // emulated_types
         return emulated_type_refuse(datatype, "MPI_Type_get_contents_c", "which has no contents");
@@ -1325,8 +1347,10 @@ ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; thro
     emulated_types_fix_returned(array_of_datatypes, nd);  // emulated_types
     return 0;
 #else
-    (void)max_large_counts;
-    (void)array_of_large_counts;  // the int form never has large counts
+    int made_rc = 0;  // large_count_types
+    if (made_by_c_contents(t, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers,
+                           array_of_large_counts, array_of_datatypes, &made_rc))
+        return made_rc;
     auto clamp = [](MPI_Count m) { return m < 0 ? 0 : m > INT_MAX ? INT_MAX : int(m); };
     return abi_MPI_Type_get_contents(datatype, clamp(max_integers), clamp(max_addresses), clamp(max_datatypes),
                                      array_of_integers, array_of_addresses, array_of_datatypes);
@@ -1336,6 +1360,7 @@ ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; thro
 ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type or an emulated one (MPI_REAL2 ...) is predefined: freeing it is refused like freeing MPI_FLOAT_INT")
 {
     datatypes_freed.fetch_add(1, std::memory_order_relaxed);
+    if (datatype) made_by_c_freed(to_native(*datatype));  // large_count_types
     if (datatype && is_emulated_type(*datatype))  // emulated_types
         return emulated_type_refuse(*datatype, "MPI_Type_free", "which cannot be freed");
     if (datatype && vi_find(to_native(*datatype)))

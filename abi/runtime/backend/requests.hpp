@@ -84,6 +84,12 @@ void partitioned_world_end();  // before the native MPI_Finalize (sessions.cpp)
 // Buffered sends in anympi's buffers (buffers.cpp): every buffered message sent, before the
 // native MPI_Finalize.
 void buffers_finalize();
+// Before the native MPI_Session_finalize: the session's buffered messages sent, its buffer and
+// the origins of what derives from it dropped.  `session`: its native handle.
+void buffers_session_finalize(uintptr_t session);
+// MPI_Group_from_session_pset made `group` (native) of `session` (native): what is made from it
+// derives from the session (buffers.cpp).
+void note_session_group(uintptr_t group, uintptr_t session);
 
 // The completion calls over arrays that may hold anympi's requests (requests.cpp): each
 // completes those itself and hands the native ones, compacted, to the generated forward.

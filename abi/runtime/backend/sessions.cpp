@@ -437,6 +437,7 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
 
 ANYMPI_MANUAL(MPI_Session_finalize, fallback, "the last session (when MPI_Init's world is not active) releases the emulated predefined datatypes first; where the MPI lacks sessions, anympi's own, the native MPI stopped at exit (sessions.cpp)")
 {
+    if (session) buffers_session_finalize(bits(to_native(*session)));
 #if ANYMPI_NATIVE_HAS_SESSIONS
     emulated_types_session_ending();
     int rc = MPI_Session_finalize(c_hio(session));
@@ -537,7 +538,9 @@ ANYMPI_MANUAL(MPI_Session_get_info, fallback, "where the MPI lacks sessions: thr
 ANYMPI_MANUAL(MPI_Group_from_session_pset, fallback, "where the MPI lacks sessions: the group of the native MPI_COMM_WORLD or MPI_COMM_SELF (sessions.cpp)")
 {
 #if ANYMPI_NATIVE_HAS_SESSIONS
-    return err_out(MPI_Group_from_session_pset(to_native(session), pset_name, c_hout(newgroup)));
+    int rc = MPI_Group_from_session_pset(to_native(session), pset_name, c_hout(newgroup));
+    if (rc == MPI_SUCCESS) note_session_group(bits(to_native(*newgroup)), bits(to_native(session)));
+    return err_out(rc);
 #else
     ANYMPI_LIVE_SESSION("MPI_Group_from_session_pset")
     (void)s;
@@ -550,9 +553,17 @@ ANYMPI_MANUAL(MPI_Group_from_session_pset, fallback, "where the MPI lacks sessio
         std::snprintf(msg, sizeof msg, "no process set is named \"%.100s\" (there are mpi://WORLD and mpi://SELF)", pset_name);
         return arg_error(errh_of(session), "MPI_Group_from_session_pset", msg);
     }
-    MPI_Group g = MPI_GROUP_NULL;
-    int rc = MPI_Comm_group(pset_comm(i), &g);
+    // A group of its own (MPI_Comm_group would return the communicator's, shared with every
+    // other caller): what is made from it derives from this session (buffers.cpp).
+    MPI_Group whole = MPI_GROUP_NULL, g = MPI_GROUP_NULL;
+    int size = 0;
+    int rc = MPI_Comm_group(pset_comm(i), &whole);
+    if (rc == MPI_SUCCESS) rc = MPI_Group_size(whole, &size);
+    int range[1][3] = {{0, size - 1, 1}};
+    if (rc == MPI_SUCCESS) rc = MPI_Group_range_incl(whole, 1, range, &g);
+    if (whole != MPI_GROUP_NULL) MPI_Group_free(&whole);
     if (rc != MPI_SUCCESS) return native_error(errh_of(session), rc, "MPI_Group_from_session_pset");
+    note_session_group(bits(g), bits(to_native(session)));
     *newgroup = to_abi<abi_Group>(g);
     return 0;
 #endif
@@ -618,13 +629,15 @@ ANYMPI_MANUAL(MPI_Comm_create_from_group, fallback, "where the MPI lacks it: MPI
 {
 #if ANYMPI_NATIVE_HAS_SESSIONS
     return err_out(MPI_Comm_create_from_group(to_native(group), stringtag, to_native(info), to_native(errhandler),
-                                              c_hout(newcomm)));
+                                              c_hout_derived(newcomm, group)));
 #else
     static const char fn[] = "MPI_Comm_create_from_group";
     if (int e = from_group_checks(fn, {group}, stringtag, errhandler, newcomm)) return e;
     MPI_Comm c = MPI_COMM_NULL;
     int rc = MPI_Comm_create_group(anympi_world, to_native(group), tag_of(stringtag, 0), &c);
     if (rc != MPI_SUCCESS) return native_error(errh_self(), rc, fn);
+    if (c != MPI_COMM_NULL && origins_noted.load(std::memory_order_relaxed))
+        note_origin(k_comm, bits(c), k_group, bits(to_native(group)));
     return finish_new_comm(c, info, errhandler, newcomm, fn);
 #endif
 }
@@ -634,7 +647,7 @@ ANYMPI_MANUAL(MPI_Intercomm_create_from_groups, fallback, "where the MPI lacks i
 #if ANYMPI_NATIVE_HAS_SESSIONS
     return err_out(MPI_Intercomm_create_from_groups(to_native(local_group), local_leader, to_native(remote_group),
                                                     rank_in(remote_leader), stringtag, to_native(info),
-                                                    to_native(errhandler), c_hout(newintercomm)));
+                                                    to_native(errhandler), c_hout_derived(newintercomm, local_group)));
 #else
     static const char fn[] = "MPI_Intercomm_create_from_groups";
     if (int e = from_group_checks(fn, {local_group, remote_group}, stringtag, errhandler, newintercomm)) return e;
@@ -655,6 +668,7 @@ ANYMPI_MANUAL(MPI_Intercomm_create_from_groups, fallback, "where the MPI lacks i
     if (rc == MPI_SUCCESS) rc = MPI_Intercomm_create(local, local_leader, anympi_world, leader, tag_of(stringtag, 1), &inter);
     if (local != MPI_COMM_NULL) MPI_Comm_free(&local);
     if (rc != MPI_SUCCESS) return native_error(errh_self(), rc, fn);
+    if (origins_noted.load(std::memory_order_relaxed)) note_origin(k_comm, bits(inter), k_group, bits(to_native(local_group)));
     return finish_new_comm(inter, info, errhandler, newintercomm, fn);
 #endif
 }

@@ -134,14 +134,20 @@ ANYMPI_SIG_MPI_Request_get_status_any;
 ANYMPI_SIG_MPI_Request_get_status_some;
 ANYMPI_SIG_MPI_Scatterv_c;
 ANYMPI_SIG_MPI_Scatterv_init_c;
+ANYMPI_SIG_MPI_Session_attach_buffer;
+ANYMPI_SIG_MPI_Session_attach_buffer_c;
 ANYMPI_SIG_MPI_Session_call_errhandler;
 ANYMPI_SIG_MPI_Session_create_errhandler;
+ANYMPI_SIG_MPI_Session_detach_buffer;
+ANYMPI_SIG_MPI_Session_detach_buffer_c;
 ANYMPI_SIG_MPI_Session_finalize;
+ANYMPI_SIG_MPI_Session_flush_buffer;
 ANYMPI_SIG_MPI_Session_get_errhandler;
 ANYMPI_SIG_MPI_Session_get_info;
 ANYMPI_SIG_MPI_Session_get_nth_pset;
 ANYMPI_SIG_MPI_Session_get_num_psets;
 ANYMPI_SIG_MPI_Session_get_pset_info;
+ANYMPI_SIG_MPI_Session_iflush_buffer;
 ANYMPI_SIG_MPI_Session_init;
 ANYMPI_SIG_MPI_Session_set_errhandler;
 ANYMPI_SIG_MPI_Start;
@@ -156,7 +162,16 @@ ANYMPI_SIG_MPI_Test;
 ANYMPI_SIG_MPI_Testall;
 ANYMPI_SIG_MPI_Testany;
 ANYMPI_SIG_MPI_Testsome;
+ANYMPI_SIG_MPI_Type_contiguous_c;
+ANYMPI_SIG_MPI_Type_create_darray_c;
+ANYMPI_SIG_MPI_Type_create_hindexed_c;
+ANYMPI_SIG_MPI_Type_create_hindexed_block_c;
+ANYMPI_SIG_MPI_Type_create_hvector_c;
+ANYMPI_SIG_MPI_Type_create_indexed_block_c;
 ANYMPI_SIG_MPI_Type_create_keyval;
+ANYMPI_SIG_MPI_Type_create_resized_c;
+ANYMPI_SIG_MPI_Type_create_struct_c;
+ANYMPI_SIG_MPI_Type_create_subarray_c;
 ANYMPI_SIG_MPI_Type_free;
 ANYMPI_SIG_MPI_Type_free_keyval;
 ANYMPI_SIG_MPI_Type_get_attr;
@@ -166,9 +181,11 @@ ANYMPI_SIG_MPI_Type_get_envelope;
 ANYMPI_SIG_MPI_Type_get_envelope_c;
 ANYMPI_SIG_MPI_Type_get_name;
 ANYMPI_SIG_MPI_Type_get_value_index;
+ANYMPI_SIG_MPI_Type_indexed_c;
 ANYMPI_SIG_MPI_Type_match_size;
 ANYMPI_SIG_MPI_Type_set_attr;
 ANYMPI_SIG_MPI_Type_set_name;
+ANYMPI_SIG_MPI_Type_vector_c;
 ANYMPI_SIG_MPI_Wait;
 ANYMPI_SIG_MPI_Waitall;
 ANYMPI_SIG_MPI_Waitany;
@@ -349,42 +366,42 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Bcast_init_c, errh_of(comm), "not provided by this MP
 #endif
 ANYMPI_FWD_AS(MPI_Cancel, (c_hio(request)))
 ANYMPI_FWD(MPI_Cart_coords, (c_hin(comm), c_rank_in(rank), maxdims, coords))
-ANYMPI_FWD(MPI_Cart_create, (c_hin(comm_old), ndims, c_mut(dims), c_mut(periods), reorder, c_hout(comm_cart)))
+ANYMPI_FWD(MPI_Cart_create, (c_hin(comm_old), ndims, c_mut(dims), c_mut(periods), reorder, c_hout_derived(comm_cart, comm_old)))
 ANYMPI_FWD(MPI_Cart_get, (c_hin(comm), maxdims, dims, periods, coords))
 ANYMPI_FWD(MPI_Cart_map, (c_hin(comm), ndims, c_mut(dims), c_mut(periods), c_rank_out(newrank)))
 ANYMPI_FWD(MPI_Cart_rank, (c_hin(comm), c_mut(coords), c_rank_out(rank)))
 ANYMPI_FWD(MPI_Cart_shift, (c_hin(comm), c_cin<cat::undefined>(direction), disp, c_rank_out(rank_source), c_rank_out(rank_dest)))
-ANYMPI_FWD(MPI_Cart_sub, (c_hin(comm), c_mut(remain_dims), c_hout(newcomm)))
+ANYMPI_FWD(MPI_Cart_sub, (c_hin(comm), c_mut(remain_dims), c_hout_derived(newcomm, comm)))
 ANYMPI_FWD(MPI_Cartdim_get, (c_hin(comm), ndims))
 ANYMPI_FWD(MPI_Close_port, (port_name))
-ANYMPI_FWD(MPI_Comm_accept, (port_name, c_hin(info), c_rank_in(root), c_hin(comm), c_hout(newcomm)))
+ANYMPI_FWD(MPI_Comm_accept, (port_name, c_hin(info), c_rank_in(root), c_hin(comm), c_hout_derived(newcomm, comm)))
 ANYMPI_FWD(MPI_Comm_call_errhandler, (c_hin(comm), c_errc_in(errorcode)))
 ANYMPI_FWD(MPI_Comm_compare, (c_hin(comm1), c_hin(comm2), c_cout<cat::compare>(result)))
-ANYMPI_FWD(MPI_Comm_connect, (port_name, c_hin(info), c_rank_in(root), c_hin(comm), c_hout(newcomm)))
-ANYMPI_FWD(MPI_Comm_create, (c_hin(comm), c_hin(group), c_hout(newcomm)))
-ANYMPI_FWD(MPI_Comm_create_group, (c_hin(comm), c_hin(group), c_tag_in(tag), c_hout(newcomm)))
+ANYMPI_FWD(MPI_Comm_connect, (port_name, c_hin(info), c_rank_in(root), c_hin(comm), c_hout_derived(newcomm, comm)))
+ANYMPI_FWD(MPI_Comm_create, (c_hin(comm), c_hin(group), c_hout_derived(newcomm, comm)))
+ANYMPI_FWD(MPI_Comm_create_group, (c_hin(comm), c_hin(group), c_tag_in(tag), c_hout_derived(newcomm, comm)))
 ANYMPI_FWD(MPI_Comm_delete_attr, (c_hin(comm), c_kv_in(comm_keyval)))
-ANYMPI_FWD(MPI_Comm_dup, (c_hin(comm), c_hout(newcomm)))
-ANYMPI_FWD(MPI_Comm_dup_with_info, (c_hin(comm), c_hin(info), c_hout(newcomm)))
+ANYMPI_FWD(MPI_Comm_dup, (c_hin(comm), c_hout_derived(newcomm, comm)))
+ANYMPI_FWD(MPI_Comm_dup_with_info, (c_hin(comm), c_hin(info), c_hout_derived(newcomm, comm)))
 ANYMPI_FWD(MPI_Comm_get_errhandler, (c_hin(comm), c_hout(errhandler)))
 ANYMPI_FWD(MPI_Comm_get_info, (c_hin(comm), c_hout(info_used)))
 ANYMPI_FWD(MPI_Comm_get_name, (c_hin(comm), comm_name, resultlen))
 ANYMPI_FWD(MPI_Comm_get_parent, (c_hout(parent)))
-ANYMPI_FWD(MPI_Comm_group, (c_hin(comm), c_hout(group)))
+ANYMPI_FWD(MPI_Comm_group, (c_hin(comm), c_hout_derived(group, comm)))
 ANYMPI_FWD(MPI_Comm_join, (fd, c_hout(intercomm)))
 ANYMPI_FWD(MPI_Comm_rank, (c_hin(comm), c_rank_out(rank)))
-ANYMPI_FWD(MPI_Comm_remote_group, (c_hin(comm), c_hout(group)))
+ANYMPI_FWD(MPI_Comm_remote_group, (c_hin(comm), c_hout_derived(group, comm)))
 ANYMPI_FWD(MPI_Comm_remote_size, (c_hin(comm), size))
 ANYMPI_FWD(MPI_Comm_set_errhandler, (c_hin(comm), c_hin(errhandler)))
 ANYMPI_FWD(MPI_Comm_set_info, (c_hin(comm), c_hin(info)))
 ANYMPI_FWD(MPI_Comm_set_name, (c_hin(comm), comm_name))
 ANYMPI_FWD(MPI_Comm_size, (c_hin(comm), size))
-ANYMPI_FWD(MPI_Comm_split, (c_hin(comm), c_cin<cat::undefined>(color), key, c_hout(newcomm)))
-ANYMPI_FWD(MPI_Comm_split_type, (c_hin(comm), c_cin<cat::split>(split_type), key, c_hin(info), c_hout(newcomm)))
+ANYMPI_FWD(MPI_Comm_split, (c_hin(comm), c_cin<cat::undefined>(color), key, c_hout_derived(newcomm, comm)))
+ANYMPI_FWD(MPI_Comm_split_type, (c_hin(comm), c_cin<cat::split>(split_type), key, c_hin(info), c_hout_derived(newcomm, comm)))
 ANYMPI_FWD(MPI_Comm_test_inter, (c_hin(comm), flag))
 ANYMPI_FWD(MPI_Compare_and_swap, (c_buf(origin_addr), c_buf(compare_addr), c_buf(result_addr), c_hin(datatype), c_rank_in(target_rank), target_disp, c_hin(win)))
 ANYMPI_FWD(MPI_Dims_create, (nnodes, ndims, dims))
-ANYMPI_FWD(MPI_Dist_graph_create_adjacent, (c_hin(comm_old), indegree, c_ranks_in(sources, indegree), c_weights(sourceweights), outdegree, c_ranks_in(destinations, outdegree), c_weights(destweights), c_hin(info), reorder, c_hout(comm_dist_graph)))
+ANYMPI_FWD(MPI_Dist_graph_create_adjacent, (c_hin(comm_old), indegree, c_ranks_in(sources, indegree), c_weights(sourceweights), outdegree, c_ranks_in(destinations, outdegree), c_weights(destweights), c_hin(info), reorder, c_hout_derived(comm_dist_graph, comm_old)))
 ANYMPI_FWD(MPI_Dist_graph_neighbors, (c_hin(comm), maxindegree, c_ranks_out(sources, maxindegree), c_weights(sourceweights), maxoutdegree, c_ranks_out(destinations, maxoutdegree), c_weights(destweights)))
 ANYMPI_FWD(MPI_Dist_graph_neighbors_count, (c_hin(comm), indegree, outdegree, weighted))
 ANYMPI_FWD_IF(MPI_Errhandler_free, c_always_available("MPI_Errhandler_free"), (c_hio(errhandler)))
@@ -744,15 +761,15 @@ ANYMPI_FWD(MPI_Graph_neighbors_count, (c_hin(comm), c_rank_in(rank), nneighbors)
 ANYMPI_FWD(MPI_Graphdims_get, (c_hin(comm), nnodes, nedges))
 ANYMPI_FWD(MPI_Grequest_complete, (c_hin(request)))
 ANYMPI_FWD(MPI_Group_compare, (c_hin(group1), c_hin(group2), c_cout<cat::compare>(result)))
-ANYMPI_FWD(MPI_Group_difference, (c_hin(group1), c_hin(group2), c_hout(newgroup)))
-ANYMPI_FWD(MPI_Group_excl, (c_hin(group), n, c_ranks_in(ranks, n), c_hout(newgroup)))
+ANYMPI_FWD(MPI_Group_difference, (c_hin(group1), c_hin(group2), c_hout_derived(newgroup, group1)))
+ANYMPI_FWD(MPI_Group_excl, (c_hin(group), n, c_ranks_in(ranks, n), c_hout_derived(newgroup, group)))
 ANYMPI_FWD(MPI_Group_free, (c_hio(group)))
-ANYMPI_FWD(MPI_Group_incl, (c_hin(group), n, c_ranks_in(ranks, n), c_hout(newgroup)))
-ANYMPI_FWD(MPI_Group_intersection, (c_hin(group1), c_hin(group2), c_hout(newgroup)))
+ANYMPI_FWD(MPI_Group_incl, (c_hin(group), n, c_ranks_in(ranks, n), c_hout_derived(newgroup, group)))
+ANYMPI_FWD(MPI_Group_intersection, (c_hin(group1), c_hin(group2), c_hout_derived(newgroup, group1)))
 ANYMPI_FWD(MPI_Group_rank, (c_hin(group), c_rank_out(rank)))
 ANYMPI_FWD(MPI_Group_size, (c_hin(group), size))
 ANYMPI_FWD(MPI_Group_translate_ranks, (c_hin(group1), n, c_ranks_in(ranks1, n), c_hin(group2), c_ranks_out(ranks2, n)))
-ANYMPI_FWD(MPI_Group_union, (c_hin(group1), c_hin(group2), c_hout(newgroup)))
+ANYMPI_FWD(MPI_Group_union, (c_hin(group1), c_hin(group2), c_hout_derived(newgroup, group1)))
 ANYMPI_FWD(MPI_Iallgather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Iallgather_c
 ANYMPI_FWD(MPI_Iallgather_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
@@ -841,8 +858,8 @@ ANYMPI_FWD_IF(MPI_Info_get_nkeys, c_always_available("MPI_Info_get_nkeys"), (c_h
 ANYMPI_FWD_IF(MPI_Info_get_nthkey, c_always_available("MPI_Info_get_nthkey"), (c_hin(info), n, key))
 ANYMPI_FWD_IF(MPI_Info_get_valuelen, c_always_available("MPI_Info_get_valuelen"), (c_hin(info), key, valuelen, flag))
 ANYMPI_FWD_IF(MPI_Info_set, c_always_available("MPI_Info_set"), (c_hin(info), key, value))
-ANYMPI_FWD(MPI_Intercomm_create, (c_hin(local_comm), c_rank_in(local_leader), c_hin(peer_comm), c_rank_in(remote_leader), c_tag_in(tag), c_hout(newintercomm)))
-ANYMPI_FWD(MPI_Intercomm_merge, (c_hin(intercomm), high, c_hout(newintracomm)))
+ANYMPI_FWD(MPI_Intercomm_create, (c_hin(local_comm), c_rank_in(local_leader), c_hin(peer_comm), c_rank_in(remote_leader), c_tag_in(tag), c_hout_derived(newintercomm, local_comm)))
+ANYMPI_FWD(MPI_Intercomm_merge, (c_hin(intercomm), high, c_hout_derived(newintracomm, intercomm)))
 ANYMPI_FWD(MPI_Iprobe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), flag, c_st_out(status)))
 ANYMPI_FWD(MPI_Irecv, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Irecv_c
@@ -1250,12 +1267,6 @@ ANYMPI_WIDE(MPI_Sendrecv_replace_c, MPI_Sendrecv_replace, errh_of(comm), true, (
 #else
 ANYMPI_UNSUPPORTED(MPI_Sendrecv_replace_c, errh_of(comm), "not provided by this MPI")
 #endif
-ANYMPI_UNSUPPORTED(MPI_Session_attach_buffer, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
-ANYMPI_UNSUPPORTED(MPI_Session_attach_buffer_c, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
-ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
-ANYMPI_UNSUPPORTED(MPI_Session_detach_buffer_c, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
-ANYMPI_UNSUPPORTED(MPI_Session_flush_buffer, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
-ANYMPI_UNSUPPORTED(MPI_Session_iflush_buffer, errh_of(session), "MPI-4.1 session buffer: anympi keeps every buffered send (buffers.cpp), but which communicators derive from a session is not visible through a native sessions implementation")
 ANYMPI_FWD(MPI_Ssend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Ssend_c
 ANYMPI_FWD(MPI_Ssend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm)))
@@ -1291,80 +1302,17 @@ ANYMPI_FWD_AS(MPI_Testany, (count, c_harr_io(array_of_requests, count), c_cout<c
 ANYMPI_FWD(MPI_Topo_test, (c_hin(comm), c_cout<cat::topology>(status)))
 ANYMPI_FWD(MPI_Type_commit, (c_hio(datatype)))
 ANYMPI_FWD(MPI_Type_contiguous, (count, c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_contiguous_c
-ANYMPI_FWD(MPI_Type_contiguous_c, (count, c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_contiguous
-ANYMPI_NARROW(MPI_Type_contiguous_c, MPI_Type_contiguous, errh_self(), c_fits_int(count), (int(count), c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_contiguous_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_create_darray, (size, c_rank_in(rank), ndims, c_mut(array_of_gsizes), c_cins<cat::distribute>(array_of_distribs, ndims), c_cins<cat::darg>(array_of_dargs, ndims), c_mut(array_of_psizes), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_create_darray_c
-ANYMPI_FWD(MPI_Type_create_darray_c, (size, c_rank_in(rank), ndims, c_i64p(array_of_gsizes), c_cins<cat::distribute>(array_of_distribs, ndims), c_cins<cat::darg>(array_of_dargs, ndims), c_mut(array_of_psizes), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_create_darray
-ANYMPI_NARROW(MPI_Type_create_darray_c, MPI_Type_create_darray, errh_self(), c_fits_int_all(array_of_gsizes, ndims), (size, c_rank_in(rank), ndims, c_narrow_array(array_of_gsizes, ndims), c_cins<cat::distribute>(array_of_distribs, ndims), c_cins<cat::darg>(array_of_dargs, ndims), c_mut(array_of_psizes), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_darray_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_create_f90_complex, (p, r, c_hout(newtype)))
 ANYMPI_FWD(MPI_Type_create_f90_integer, (r, c_hout(newtype)))
 ANYMPI_FWD(MPI_Type_create_f90_real, (p, r, c_hout(newtype)))
 ANYMPI_FWD(MPI_Type_create_hindexed, (count, c_mut(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_create_hindexed_c
-ANYMPI_FWD(MPI_Type_create_hindexed_c, (count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_create_hindexed
-ANYMPI_NARROW(MPI_Type_create_hindexed_c, MPI_Type_create_hindexed, errh_self(), c_fits_int(count) && c_fits_int_all(array_of_blocklengths, count), (int(count), c_narrow_array(array_of_blocklengths, count), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_hindexed_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_create_hindexed_block, (count, blocklength, c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_create_hindexed_block_c
-ANYMPI_FWD(MPI_Type_create_hindexed_block_c, (count, blocklength, c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_create_hindexed_block
-ANYMPI_NARROW(MPI_Type_create_hindexed_block_c, MPI_Type_create_hindexed_block, errh_self(), c_fits_int(count) && c_fits_int(blocklength), (int(count), int(blocklength), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_hindexed_block_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_create_hvector, (count, blocklength, stride, c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_create_hvector_c
-ANYMPI_FWD(MPI_Type_create_hvector_c, (count, blocklength, stride, c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_create_hvector
-ANYMPI_NARROW(MPI_Type_create_hvector_c, MPI_Type_create_hvector, errh_self(), c_fits_int(count) && c_fits_int(blocklength), (int(count), int(blocklength), stride, c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_hvector_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_create_indexed_block, (count, blocklength, c_mut(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_create_indexed_block_c
-ANYMPI_FWD(MPI_Type_create_indexed_block_c, (count, blocklength, c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_create_indexed_block
-ANYMPI_NARROW(MPI_Type_create_indexed_block_c, MPI_Type_create_indexed_block, errh_self(), c_fits_int(count) && c_fits_int(blocklength) && c_fits_int_all(array_of_displacements, count), (int(count), int(blocklength), c_narrow_array(array_of_displacements, count), c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_indexed_block_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_create_resized, (c_hin(oldtype), lb, extent, c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_create_resized_c
-ANYMPI_FWD(MPI_Type_create_resized_c, (c_hin(oldtype), lb, extent, c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_create_resized
-ANYMPI_NARROW(MPI_Type_create_resized_c, MPI_Type_create_resized, errh_self(), true, (c_hin(oldtype), lb, extent, c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_resized_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_create_struct, (count, c_mut(array_of_blocklengths), c_i64p(array_of_displacements), c_harr_in(array_of_types, count), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_create_struct_c
-ANYMPI_FWD(MPI_Type_create_struct_c, (count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_harr_in(array_of_types, count), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_create_struct
-ANYMPI_NARROW(MPI_Type_create_struct_c, MPI_Type_create_struct, errh_self(), c_fits_int(count) && c_fits_int_all(array_of_blocklengths, count), (int(count), c_narrow_array(array_of_blocklengths, count), c_i64p(array_of_displacements), c_harr_in(array_of_types, count), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_struct_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_create_subarray, (ndims, c_mut(array_of_sizes), c_mut(array_of_subsizes), c_mut(array_of_starts), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_create_subarray_c
-ANYMPI_FWD(MPI_Type_create_subarray_c, (ndims, c_i64p(array_of_sizes), c_i64p(array_of_subsizes), c_i64p(array_of_starts), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_create_subarray
-ANYMPI_NARROW(MPI_Type_create_subarray_c, MPI_Type_create_subarray, errh_self(), c_fits_int_all(array_of_sizes, ndims) && c_fits_int_all(array_of_subsizes, ndims) && c_fits_int_all(array_of_starts, ndims), (ndims, c_narrow_array(array_of_sizes, ndims), c_narrow_array(array_of_subsizes, ndims), c_narrow_array(array_of_starts, ndims), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_create_subarray_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_delete_attr, (c_hin(datatype), c_kv_in(type_keyval)))
 ANYMPI_FWD(MPI_Type_dup, (c_hin(oldtype), c_hout(newtype)))
 ANYMPI_FWD(MPI_Type_get_extent, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
@@ -1386,13 +1334,6 @@ ANYMPI_UNSUPPORTED(MPI_Type_get_true_extent_c, errh_self(), "not provided by thi
 #endif
 ANYMPI_FWD(MPI_Type_get_true_extent_x, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
 ANYMPI_FWD(MPI_Type_indexed, (count, c_mut(array_of_blocklengths), c_mut(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_indexed_c
-ANYMPI_FWD(MPI_Type_indexed_c, (count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_indexed
-ANYMPI_NARROW(MPI_Type_indexed_c, MPI_Type_indexed, errh_self(), c_fits_int(count) && c_fits_int_all(array_of_blocklengths, count) && c_fits_int_all(array_of_displacements, count), (int(count), c_narrow_array(array_of_blocklengths, count), c_narrow_array(array_of_displacements, count), c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_indexed_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Type_size, (c_hin(datatype), size))
 #if ANYMPI_HAVE_MPI_Type_size_c
 ANYMPI_FWD(MPI_Type_size_c, (c_hin(datatype), c_i64p(size)))
@@ -1403,13 +1344,6 @@ ANYMPI_UNSUPPORTED(MPI_Type_size_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Type_size_x, (c_hin(datatype), c_i64p(size)))
 ANYMPI_FWD(MPI_Type_vector, (count, blocklength, stride, c_hin(oldtype), c_hout(newtype)))
-#if ANYMPI_HAVE_MPI_Type_vector_c
-ANYMPI_FWD(MPI_Type_vector_c, (count, blocklength, stride, c_hin(oldtype), c_hout(newtype)))
-#elif ANYMPI_HAVE_MPI_Type_vector
-ANYMPI_NARROW(MPI_Type_vector_c, MPI_Type_vector, errh_self(), c_fits_int(count) && c_fits_int(blocklength) && c_fits_int(stride), (int(count), int(blocklength), int(stride), c_hin(oldtype), c_hout(newtype)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Type_vector_c, errh_self(), "not provided by this MPI", newtype)
-#endif
 ANYMPI_FWD(MPI_Unpack, (c_buf(inbuf), insize, position, c_buf(outbuf), outcount, c_hin(datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Unpack_c
 ANYMPI_FWD(MPI_Unpack_c, (c_buf(inbuf), insize, c_i64p(position), c_buf(outbuf), outcount, c_hin(datatype), c_hin(comm)))

@@ -183,7 +183,7 @@ public:
   }
   template <recv_buffer B>
   status read_at(MPI_Offset offset, B&& buf) const {
-    return detail::returned([&](status& st) { read_at(offset, buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read_at(offset, buf, st); });
   }
   template <send_buffer B, detail::status_out St>
   void write_at(MPI_Offset offset, B&& buf, St&& st) const {
@@ -191,7 +191,7 @@ public:
   }
   template <send_buffer B>
   status write_at(MPI_Offset offset, B&& buf) const {
-    return detail::returned([&](status& st) { write_at(offset, buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write_at(offset, buf, st); });
   }
   template <recv_buffer B>
     requires buffer_outlives_call<B>
@@ -211,7 +211,7 @@ public:
   }
   template <recv_buffer B>
   status read_at_all(MPI_Offset offset, B&& buf) const {
-    return detail::returned([&](status& st) { read_at_all(offset, buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read_at_all(offset, buf, st); });
   }
   template <send_buffer B, detail::status_out St>
   void write_at_all(MPI_Offset offset, B&& buf, St&& st) const {
@@ -220,7 +220,7 @@ public:
   }
   template <send_buffer B>
   status write_at_all(MPI_Offset offset, B&& buf) const {
-    return detail::returned([&](status& st) { write_at_all(offset, buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write_at_all(offset, buf, st); });
   }
   template <recv_buffer B>
     requires buffer_outlives_call<B>
@@ -243,7 +243,7 @@ public:
   }
   template <recv_buffer B>
   status read_at_all_end(B&& buf) const {
-    return detail::returned([&](status& st) { read_at_all_end(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read_at_all_end(buf, st); });
   }
   template <send_buffer B>
     requires buffer_outlives_call<B>
@@ -256,7 +256,7 @@ public:
   }
   template <send_buffer B>
   status write_at_all_end(B&& buf) const {
-    return detail::returned([&](status& st) { write_at_all_end(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write_at_all_end(buf, st); });
   }
 
   // --- The individual file pointer (this process's, advanced by what it accesses) ---
@@ -266,7 +266,7 @@ public:
   }
   template <recv_buffer B>
   status read(B&& buf) const {
-    return detail::returned([&](status& st) { read(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read(buf, st); });
   }
   template <send_buffer B, detail::status_out St>
   void write(B&& buf, St&& st) const {
@@ -274,7 +274,7 @@ public:
   }
   template <send_buffer B>
   status write(B&& buf) const {
-    return detail::returned([&](status& st) { write(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write(buf, st); });
   }
   template <recv_buffer B>
     requires buffer_outlives_call<B>
@@ -293,7 +293,7 @@ public:
   }
   template <recv_buffer B>
   status read_all(B&& buf) const {
-    return detail::returned([&](status& st) { read_all(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read_all(buf, st); });
   }
   template <send_buffer B, detail::status_out St>
   void write_all(B&& buf, St&& st) const {
@@ -301,7 +301,7 @@ public:
   }
   template <send_buffer B>
   status write_all(B&& buf) const {
-    return detail::returned([&](status& st) { write_all(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write_all(buf, st); });
   }
   template <recv_buffer B>
     requires buffer_outlives_call<B>
@@ -324,7 +324,7 @@ public:
   }
   template <recv_buffer B>
   status read_all_end(B&& buf) const {
-    return detail::returned([&](status& st) { read_all_end(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read_all_end(buf, st); });
   }
   template <send_buffer B>
     requires buffer_outlives_call<B>
@@ -337,7 +337,7 @@ public:
   }
   template <send_buffer B>
   status write_all_end(B&& buf) const {
-    return detail::returned([&](status& st) { write_all_end(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write_all_end(buf, st); });
   }
 
   // --- The shared file pointer (one per open file, advanced by every process's access) ---
@@ -348,7 +348,7 @@ public:
   }
   template <recv_buffer B>
   status read_shared(B&& buf) const {
-    return detail::returned([&](status& st) { read_shared(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read_shared(buf, st); });
   }
   template <send_buffer B, detail::status_out St>
   void write_shared(B&& buf, St&& st) const {
@@ -356,7 +356,7 @@ public:
   }
   template <send_buffer B>
   status write_shared(B&& buf) const {
-    return detail::returned([&](status& st) { write_shared(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write_shared(buf, st); });
   }
   template <recv_buffer B>
     requires buffer_outlives_call<B>
@@ -375,7 +375,7 @@ public:
   }
   template <recv_buffer B>
   status read_ordered(B&& buf) const {
-    return detail::returned([&](status& st) { read_ordered(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read_ordered(buf, st); });
   }
   template <send_buffer B, detail::status_out St>
   void write_ordered(B&& buf, St&& st) const {
@@ -383,7 +383,7 @@ public:
   }
   template <send_buffer B>
   status write_ordered(B&& buf) const {
-    return detail::returned([&](status& st) { write_ordered(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write_ordered(buf, st); });
   }
   template <recv_buffer B>
     requires buffer_outlives_call<B>
@@ -396,7 +396,7 @@ public:
   }
   template <recv_buffer B>
   status read_ordered_end(B&& buf) const {
-    return detail::returned([&](status& st) { read_ordered_end(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { read_ordered_end(buf, st); });
   }
   template <send_buffer B>
     requires buffer_outlives_call<B>
@@ -409,7 +409,7 @@ public:
   }
   template <send_buffer B>
   status write_ordered_end(B&& buf) const {
-    return detail::returned([&](status& st) { write_ordered_end(buf, st); });
+    return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { write_ordered_end(buf, st); });
   }
 
   // --- File pointers (in etypes of the current view) ---

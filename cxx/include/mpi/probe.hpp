@@ -23,7 +23,7 @@ void probe(R const& source, T const& tag, C const& comm, St&& st) {
 }
 template <rank_like R, tag_like T, comm_handle C>
 status probe(R const& source, T const& tag, C const& comm) {
-  return detail::returned([&](status& st) { mpi::probe(source, tag, comm, st); });
+  return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::probe(source, tag, comm, st); });
 }
 
 // Whether a matching message is pending.
@@ -35,7 +35,8 @@ bool iprobe(R const& source, T const& tag, C const& comm, St&& st) {
 }
 template <rank_like R, tag_like T, comm_handle C>
 std::optional<status> iprobe(R const& source, T const& tag, C const& comm) {
-  return detail::returned_if([&](status& st) { return mpi::iprobe(source, tag, comm, st); });
+  return detail::returned_if(
+      [&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { return mpi::iprobe(source, tag, comm, st); });
 }
 
 template <rank_like R, tag_like T, comm_handle C, detail::status_out St>
@@ -87,7 +88,7 @@ void mrecv(B&& buf, M& msg, St&& st) {
 }
 template <recv_buffer B, message_handle_ptr M>
 status mrecv(B&& buf, M& msg) {
-  return detail::returned([&](status& st) { mpi::mrecv(buf, msg, st); });
+  return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::mrecv(buf, msg, st); });
 }
 template <recv_buffer B, message_handle_ptr M>
   requires buffer_outlives_call<B>

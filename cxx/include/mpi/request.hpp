@@ -148,7 +148,7 @@ void wait(R& req, St&& st) {
 }
 template <request_handle_ptr R>
 status wait(R& req) {
-  return detail::returned([&](status& s) { mpi::wait(req, s); });
+  return detail::returned([&](status& s) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::wait(req, s); });
 }
 // Whether the request completed (then `st` holds its status).
 template <request_handle_ptr R, detail::status_out St>
@@ -159,7 +159,7 @@ bool test(R& req, St&& st) {
 }
 template <request_handle_ptr R>
 std::optional<status> test(R& req) {
-  return detail::returned_if([&](status& s) { return mpi::test(req, s); });
+  return detail::returned_if([&](status& s) MPI_CXX_ALWAYS_INLINE_LAMBDA { return mpi::test(req, s); });
 }
 template <request_handle_ptr R>
 void cancel(R& req) {
@@ -174,7 +174,7 @@ bool get_status(R& req, St&& st) {
 }
 template <request_handle_ptr R>
 std::optional<status> get_status(R& req) {
-  return detail::returned_if([&](status& s) { return mpi::get_status(req, s); });
+  return detail::returned_if([&](status& s) MPI_CXX_ALWAYS_INLINE_LAMBDA { return mpi::get_status(req, s); });
 }
 template <request_handle_ptr R>
 void start(R& req) {
@@ -345,14 +345,14 @@ template <mode M, class F, class T, class... A>
 MPI_CXX_ALWAYS_INLINE void invoke(F const& f, T const& trailing, A&&... a) {
   // No request: none to construct, none for the compiler to prove null before it drops the
   // destructor's free.
-  std::apply([&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); },
+  detail::apply([&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); },
              trailing.template args<M>(nullptr));
 }
 template <mode M, class F, class T, class... A>
   requires(M != mode::blocking)
 MPI_CXX_ALWAYS_INLINE request invoke(F const& f, T const& trailing, A&&... a) {
   request req;
-  std::apply([&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); },
+  detail::apply([&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); },
              trailing.template args<M>(req.mpi_handle_ptr()));
   return req;
 }

@@ -45,9 +45,7 @@ public:
   MPI_Datatype release() noexcept { return std::exchange(h_, MPI_DATATYPE_NULL); }
   void reset() noexcept {
     if (h_ == MPI_DATATYPE_NULL) return;
-    int ni, na, nd, combiner = MPI_COMBINER_NAMED;
-    if (MPI_Type_get_envelope(h_, &ni, &na, &nd, &combiner) == MPI_SUCCESS && !detail::is_predefined(combiner))
-      MPI_Type_free(&h_);
+    if (!detail::is_predefined(detail::combiner_of(h_))) MPI_Type_free(&h_);
     h_ = MPI_DATATYPE_NULL;
   }
 

@@ -25,6 +25,13 @@
 #else
 #define ANYMPI_TYPES_HAVE_VALUE_INDEX 0
 #endif
+// MPI-4.0's large-count (_c) constructors: a type they made answers only
+// MPI_Type_get_envelope_c / MPI_Type_get_contents_c, with its counts as large counts.
+#if MPI_VERSION >= 4
+#define ANYMPI_TYPES_HAVE_LARGE_COUNTS 1
+#else
+#define ANYMPI_TYPES_HAVE_LARGE_COUNTS 0
+#endif
 
 namespace anympi::types {
 
@@ -351,9 +358,16 @@ inline bounds bounds_of(MPI_Datatype t) {
   return b;
 }
 
-inline int combiner_of(MPI_Datatype t) {
-  int ni = 0, na = 0, nd = 0, combiner = 0;
-  check(MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), "MPI_Type_get_envelope");
+// t's combiner, or MPI_COMBINER_NAMED where the MPI cannot tell (a handle then never freed).
+inline int combiner_of(MPI_Datatype t) noexcept {
+  int combiner = MPI_COMBINER_NAMED;
+#if ANYMPI_TYPES_HAVE_LARGE_COUNTS
+  MPI_Count ni, na, nc, nd;
+  if (MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &combiner) != MPI_SUCCESS) return MPI_COMBINER_NAMED;
+#else
+  int ni, na, nd;
+  if (MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return MPI_COMBINER_NAMED;
+#endif
   return combiner;
 }
 
@@ -373,16 +387,9 @@ class contents_handles {
 public:
   std::vector<MPI_Datatype> types;
   ~contents_handles() {
-    for (auto& t : types) {
-      if (t == MPI_DATATYPE_NULL) continue;
-      int combiner = MPI_COMBINER_NAMED;
-      if (MPI_Type_get_envelope(t, &dummy_, &dummy_, &dummy_, &combiner) == MPI_SUCCESS && !is_predefined(combiner))
-        MPI_Type_free(&t);
-    }
+    for (auto& t : types)
+      if (t != MPI_DATATYPE_NULL && !is_predefined(combiner_of(t))) MPI_Type_free(&t);
   }
-
-private:
-  int dummy_ = 0;
 };
 
 inline type_node decode_named(MPI_Datatype t) {
@@ -423,31 +430,52 @@ inline std::int64_t order_of(int o) {
 inline type_node decode(MPI_Datatype t, int depth) {
   if (t == MPI_DATATYPE_NULL) throw mpi_error(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
   if (depth > 1000) throw mpi_error(MPI_ERR_TYPE, "datatype nested more than 1000 levels deep");
-  int ni = 0, na = 0, nd = 0, combiner = 0;
+  int combiner = 0;
+  std::vector<int> iv;
+  std::vector<MPI_Aint> av;
+  std::vector<std::int64_t> cv;  // the large counts of a type a _c constructor made
+  contents_handles dv;
+#if ANYMPI_TYPES_HAVE_LARGE_COUNTS
+  MPI_Count ni = 0, na = 0, nc = 0, nd = 0;
+  check(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &combiner), "MPI_Type_get_envelope_c");
+#else
+  int ni = 0, na = 0, nd = 0;
   check(MPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), "MPI_Type_get_envelope");
+#endif
   type_node n;
   if (combiner == MPI_COMBINER_NAMED) {
     n = decode_named(t);
     n.b = bounds_of(t);
     return n;
   }
-  std::vector<int> iv(static_cast<std::size_t>(ni));
-  std::vector<MPI_Aint> av(static_cast<std::size_t>(na));
-  contents_handles dv;
+  iv.resize(static_cast<std::size_t>(ni));
+  av.resize(static_cast<std::size_t>(na));
   dv.types.assign(static_cast<std::size_t>(nd), MPI_DATATYPE_NULL);
+#if ANYMPI_TYPES_HAVE_LARGE_COUNTS
+  std::vector<MPI_Count> counts(static_cast<std::size_t>(nc));
+  check(MPI_Type_get_contents_c(t, ni, na, nc, nd, iv.data(), av.data(), counts.data(), dv.types.data()),
+        "MPI_Type_get_contents_c");
+  cv.assign(counts.begin(), counts.end());
+#else
   check(MPI_Type_get_contents(t, ni, na, nd, iv.data(), av.data(), dv.types.data()), "MPI_Type_get_contents");
+#endif
   n.b = bounds_of(t);
 
-  auto I = [&](std::size_t i) -> std::int64_t { return iv.at(i); };
+  // The constructor's arguments in the order the int form lists them: from the integers and
+  // addresses, or, for a type a _c constructor made, all from the large counts (the standard
+  // lists them there in the same order; a subarray's and darray's constants stay integers).
+  const bool large = !cv.empty();
+  auto I = [&](std::size_t i) -> std::int64_t { return large ? cv.at(i) : iv.at(i); };
   auto A = [&](std::size_t i) -> std::int64_t { return static_cast<std::int64_t>(av.at(i)); };
   auto ilist = [&](std::size_t from, std::size_t count) {
     std::vector<std::int64_t> v;
     for (std::size_t i = 0; i < count; ++i) v.push_back(I(from + i));
     return v;
   };
-  auto alist = [&](std::size_t from, std::size_t count) {
+  // The address arguments: after the `after` integers where the large counts hold both.
+  auto alist = [&](std::size_t from, std::size_t count, std::size_t after) {
     std::vector<std::int64_t> v;
-    for (std::size_t i = 0; i < count; ++i) v.push_back(A(from + i));
+    for (std::size_t i = 0; i < count; ++i) v.push_back(large ? cv.at(after + from + i) : A(from + i));
     return v;
   };
   auto children = [&] {
@@ -464,7 +492,7 @@ inline type_node decode(MPI_Datatype t, int depth) {
     n.ints = {I(0), I(1), I(2)};
   } else if (combiner == MPI_COMBINER_HVECTOR) {
     n.kind = constructor::hvector;
-    n.ints = {I(0), I(1), A(0)};
+    n.ints = {I(0), I(1), alist(0, 1, 2).at(0)};
   } else if (combiner == MPI_COMBINER_INDEXED) {
     n.kind = constructor::indexed;
     const auto c = static_cast<std::size_t>(I(0));
@@ -472,7 +500,7 @@ inline type_node decode(MPI_Datatype t, int depth) {
   } else if (combiner == MPI_COMBINER_HINDEXED) {
     n.kind = constructor::hindexed;
     const auto c = static_cast<std::size_t>(I(0));
-    n.lists = {ilist(1, c), alist(0, c)};
+    n.lists = {ilist(1, c), alist(0, c, 1 + c)};
   } else if (combiner == MPI_COMBINER_INDEXED_BLOCK) {
     n.kind = constructor::indexed_block;
     const auto c = static_cast<std::size_t>(I(0));
@@ -482,34 +510,43 @@ inline type_node decode(MPI_Datatype t, int depth) {
     n.kind = constructor::hindexed_block;
     const auto c = static_cast<std::size_t>(I(0));
     n.ints = {I(1)};
-    n.lists = {alist(0, c)};
+    n.lists = {alist(0, c, 2)};
   } else if (combiner == MPI_COMBINER_STRUCT) {
     n.kind = constructor::struct_;
     const auto c = static_cast<std::size_t>(I(0));
-    n.lists = {ilist(1, c), alist(0, c)};
+    n.lists = {ilist(1, c), alist(0, c, 1 + c)};
+  } else if (combiner == MPI_COMBINER_SUBARRAY && large) {  // ints: ndims, order
+    n.kind = constructor::subarray;
+    const auto d = static_cast<std::size_t>(iv.at(0));
+    n.lists = {ilist(0, d), ilist(d, d), ilist(2 * d, d)};
+    n.order = static_cast<array_order>(order_of(iv.at(1)));
   } else if (combiner == MPI_COMBINER_SUBARRAY) {
     n.kind = constructor::subarray;
     const auto d = static_cast<std::size_t>(I(0));
     n.lists = {ilist(1, d), ilist(1 + d, d), ilist(1 + 2 * d, d)};
     n.order = static_cast<array_order>(order_of(iv.at(1 + 3 * d)));
   } else if (combiner == MPI_COMBINER_DARRAY) {
+    // ints: size, rank, ndims, [gsizes,] distribs, dargs, psizes, order; large: gsizes
     n.kind = constructor::darray;
-    const auto d = static_cast<std::size_t>(I(2));
-    n.ints = {I(0), I(1)};
-    std::vector<std::int64_t> dist, darg;
+    const auto d = static_cast<std::size_t>(iv.at(2));
+    const std::size_t at = large ? 3 : 3 + d;  // the distributions
+    n.ints = {iv.at(0), iv.at(1)};
+    std::vector<std::int64_t> dist, darg, gsizes, psizes;
     for (std::size_t i = 0; i < d; ++i) {
-      const int ds = iv.at(3 + d + i);
+      gsizes.push_back(large ? cv.at(i) : iv.at(3 + i));
+      psizes.push_back(iv.at(at + 2 * d + i));
+      const int ds = iv.at(at + i);
       dist.push_back(static_cast<std::int64_t>(ds == MPI_DISTRIBUTE_BLOCK    ? distribution::block
                                                : ds == MPI_DISTRIBUTE_CYCLIC ? distribution::cyclic
                                                                              : distribution::none));
-      const int da = iv.at(3 + 2 * d + i);
+      const int da = iv.at(at + d + i);
       darg.push_back(da == MPI_DISTRIBUTE_DFLT_DARG ? default_darg : da);
     }
-    n.lists = {ilist(3, d), dist, darg, ilist(3 + 3 * d, d)};
-    n.order = static_cast<array_order>(order_of(iv.at(3 + 4 * d)));
+    n.lists = {gsizes, dist, darg, psizes};
+    n.order = static_cast<array_order>(order_of(iv.at(at + 3 * d)));
   } else if (combiner == MPI_COMBINER_RESIZED) {
     n.kind = constructor::resized;
-    n.ints = {A(0), A(1)};
+    n.ints = alist(0, 2, 0);
   } else if (combiner == MPI_COMBINER_F90_REAL || combiner == MPI_COMBINER_F90_COMPLEX) {
     n.kind = combiner == MPI_COMBINER_F90_REAL ? constructor::f90_real : constructor::f90_complex;
     n.ints = {I(0), I(1)};

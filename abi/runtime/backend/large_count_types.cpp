@@ -1,0 +1,549 @@
+// The large-count datatype constructors (MPI_Type_contiguous_c ... MPI_Type_create_darray_c)
+// where the MPI underneath has none (Open MPI 4.1); forwarded where it has them (MPICH 4.0).
+//
+// The type: the int constructor while every count fits; past INT_MAX, the same type map built
+// from int-sized pieces -- n copies of a type at a stride as chunks of 2^30 (repeat, in
+// large_counts.cpp), a block longer than INT_MAX as one element of such a type, displacements
+// in elements as bytes -- resized to the bounds the constructor gives.  Only a darray whose
+// global sizes pass INT_MAX is refused (MPI_ERR_COUNT): its distribution would have to be
+// computed here, not built from pieces.
+//
+// Its envelope and contents: those of the _c call, as an MPI with these constructors answers
+// (MPICH 4.0: every count, blocklength, stride and displacement a large count, constants as
+// integers), whichever way it was built.  So a type made here is recorded (by native handle,
+// until MPI_Type_free) with its arguments; MPI_Type_get_envelope_c and MPI_Type_get_contents_c
+// answer from the record, and the int forms refuse it (MPI_ERR_TYPE), as MPICH does: its
+// counts are large counts, which they cannot return.  The record keeps a duplicate of every
+// derived datatype the call took, so the program may free its own; get_contents returns a new
+// copy of each (the duplicate's own contents, which the MPI copies), which the caller frees, as
+// the standard says of derived datatypes.
+#include "large_counts.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+using namespace anympi::backend;
+
+#if !ANYMPI_HAVE_MPI_Type_contiguous_c
+namespace anympi::backend {
+std::atomic<bool> made_by_c_any{false};
+namespace {
+
+struct made_type {
+    int combiner = 0;                 // the ABI's
+    std::vector<int> ints;            // as the program gave them (ABI constants)
+    std::vector<MPI_Count> counts;    // the large counts, in the standard's order
+    std::vector<MPI_Datatype> types;  // native; derived ones are duplicates of ours
+};
+std::mutex made_mutex;
+std::unordered_map<uintptr_t, made_type> made;  // by native handle (guarded)
+
+bool is_predefined(MPI_Datatype t) { return bits(to_abi<abi_Datatype>(t)) < 0x400; }
+
+void release(made_type &m)
+{
+    for (MPI_Datatype &t : m.types)
+        if (!is_predefined(t)) MPI_Type_free(&t);
+}
+
+// Records what the call that made t was given.  A failure to hold a datatype leaves t made but
+// unrecorded: it then answers its native envelope.
+void record(MPI_Datatype t, int combiner, std::vector<int> ints, std::vector<MPI_Count> counts,
+            const MPI_Datatype *types, long ntypes)
+{
+    made_type m;
+    m.combiner = combiner;
+    m.ints = std::move(ints);
+    m.counts = std::move(counts);
+    for (long i = 0; i < ntypes; ++i) {
+        MPI_Datatype held = types[i];
+        if (!is_predefined(held) && MPI_Type_dup(types[i], &held) != MPI_SUCCESS) {
+            release(m);
+            return;
+        }
+        m.types.push_back(held);
+    }
+    std::lock_guard<std::mutex> g(made_mutex);
+    auto [it, fresh] = made.try_emplace(bits(t));
+    if (!fresh) release(it->second);  // a handle freed by a path that does not tell us, reused
+    it->second = std::move(m);
+    made_by_c_any.store(true, std::memory_order_release);
+}
+
+const made_type *find(MPI_Datatype t)  // under made_mutex
+{
+    const auto it = made.find(bits(t));
+    return it == made.end() ? nullptr : &it->second;
+}
+
+bool fits(MPI_Count v) { return v >= INT_MIN && v <= INT_MAX; }
+bool all_fit(const abi_Count *a, MPI_Count n)
+{
+    for (MPI_Count i = 0; a && i < n; ++i)
+        if (!fits(a[i])) return false;
+    return true;
+}
+
+// bl elements of t as one block: t itself (blocklength bl) where bl is an int, else one
+// element of a type made of them.
+struct block {
+    MPI_Datatype type = MPI_DATATYPE_NULL, made = MPI_DATATYPE_NULL;
+    int length = 0;
+    int make(MPI_Count bl, MPI_Datatype t)
+    {
+        if (fits(bl)) {
+            type = t, length = int(bl);
+            return MPI_SUCCESS;
+        }
+        MPI_Aint lb, ext;
+        int rc = MPI_Type_get_extent(t, &lb, &ext);
+        if (rc == MPI_SUCCESS) rc = repeat(bl, ext, t, &made);
+        type = made, length = 1;
+        return rc;
+    }
+    ~block()
+    {
+        if (made != MPI_DATATYPE_NULL) MPI_Type_free(&made);
+    }
+};
+
+// The bounds an hindexed or struct type of these blocks has (its type map's lowest and
+// highest byte, without the alignment padding an MPI may add to a struct): blocks of length 0
+// take no part.  false where every block is empty.
+bool blocks_bounds(MPI_Count n, const abi_Count *bl, const MPI_Aint *disp, const MPI_Datatype *types, MPI_Aint *lb,
+                   MPI_Aint *ub, int *rc)
+{
+    bool any = false;
+    for (MPI_Count i = 0; i < n; ++i) {
+        if (bl[i] == 0) continue;
+        MPI_Aint l, e;
+        if ((*rc = MPI_Type_get_extent(types[i], &l, &e)) != MPI_SUCCESS) return false;
+        const MPI_Aint lo = disp[i] + l + (e < 0 ? MPI_Aint(bl[i] - 1) * e : 0);
+        const MPI_Aint hi = disp[i] + l + e + (e > 0 ? MPI_Aint(bl[i] - 1) * e : 0);
+        if (!any || lo < *lb) *lb = lo;
+        if (!any || hi > *ub) *ub = hi;
+        any = true;
+    }
+    return any;
+}
+
+// A struct of the blocks (bl[i] elements of types[i] at byte disp[i]) at the bounds the
+// constructor gives them; count is an int here.
+int blocks_type(MPI_Count n, const abi_Count *bl, const MPI_Aint *disp, const MPI_Datatype *types, MPI_Datatype *out)
+{
+    std::vector<block> blocks(static_cast<size_t>(n));
+    std::vector<int> lens(static_cast<size_t>(n));
+    std::vector<MPI_Datatype> ts(static_cast<size_t>(n));
+    int rc = MPI_SUCCESS;
+    for (MPI_Count i = 0; i < n && rc == MPI_SUCCESS; ++i) {
+        rc = blocks[size_t(i)].make(bl[i], types[i]);
+        lens[size_t(i)] = blocks[size_t(i)].length;
+        ts[size_t(i)] = blocks[size_t(i)].type;
+    }
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Aint lb = 0, ub = 0;
+    const bool bounded = blocks_bounds(n, bl, disp, types, &lb, &ub, &rc);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Datatype s = MPI_DATATYPE_NULL;
+    rc = MPI_Type_create_struct(int(n), lens.data(), const_cast<MPI_Aint *>(disp), ts.data(), &s);
+    if (rc != MPI_SUCCESS || !bounded) {
+        *out = s;
+        return rc;
+    }
+    rc = MPI_Type_create_resized(s, lb, ub - lb, out);
+    MPI_Type_free(&s);
+    return rc;
+}
+
+// The error of a call given a bad argument: "<function>: <what is wrong>".
+int bad(const char *fn, int abi_class, const char *what)
+{
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s: %s", fn, what);
+    return raise_error(errh_self(), abi_class, msg);
+}
+int too_many(const char *fn, const char *what)
+{
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "%s past INT_MAX, which this MPI's int constructors cannot take", what);
+    return bad(fn, ABI_ERR_COUNT, msg);
+}
+
+// The end of every constructor: the native result, recorded, handed back.
+int made_as(int rc, MPI_Datatype t, abi_Datatype *newtype, int combiner, std::vector<int> ints,
+            std::vector<MPI_Count> counts, const MPI_Datatype *types, long ntypes)
+{
+    if (rc != MPI_SUCCESS) {
+        if (newtype) *newtype = reinterpret_cast<abi_Datatype>(ABI_DATATYPE_NULL);
+        return err_out(rc);
+    }
+    record(t, combiner, std::move(ints), std::move(counts), types, ntypes);
+    *newtype = to_abi<abi_Datatype>(t);
+    return 0;
+}
+
+int null_output(const char *fn) { return bad(fn, ABI_ERR_ARG, "newtype is NULL"); }
+
+std::vector<MPI_Count> counts_of(MPI_Count n, std::initializer_list<const abi_Count *> arrays, MPI_Count lead)
+{
+    std::vector<MPI_Count> v{lead};
+    for (const abi_Count *a : arrays)
+        for (MPI_Count i = 0; i < n; ++i) v.push_back(a[i]);
+    return v;
+}
+
+// count blocks of bl[i] elements of old at element displacements (scale: the extent of old)
+// or byte ones (scale 0): MPI_Type_indexed_c, _create_hindexed_c and their _block forms.
+int indexed(const char *fn, MPI_Count count, const abi_Count *bl, MPI_Count one_bl, const abi_Count *disp,
+            abi_Datatype oldtype, abi_Datatype *newtype, bool bytes, int combiner)
+{
+    if (!newtype) return null_output(fn);
+    if (count < 0) return bad(fn, ABI_ERR_COUNT, "count is negative");
+    if (!fits(count)) return too_many(fn, "a count of blocks");
+    if (count > 0 && (!disp || (!bl && one_bl < 0)))
+        return bad(fn, disp ? ABI_ERR_COUNT : ABI_ERR_ARG, disp ? "blocklength is negative" : "an array is NULL");
+    const MPI_Datatype old = to_native(oldtype);
+    std::vector<abi_Count> lens(static_cast<size_t>(count), one_bl);
+    if (bl) lens.assign(bl, bl + count);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc;
+    if (all_fit(lens.data(), count) && (bytes || all_fit(disp, count))) {
+        std::vector<int> il(lens.begin(), lens.end());
+        if (bytes) {
+            std::vector<MPI_Aint> d(disp, disp + count);
+            rc = MPI_Type_create_hindexed(int(count), il.data(), d.data(), old, &t);
+        } else {
+            std::vector<int> d(disp, disp + count);
+            rc = MPI_Type_indexed(int(count), il.data(), d.data(), old, &t);
+        }
+    } else {
+        MPI_Aint lb, ext;
+        rc = MPI_Type_get_extent(old, &lb, &ext);
+        std::vector<MPI_Aint> d(static_cast<size_t>(count));
+        for (MPI_Count i = 0; i < count; ++i) d[size_t(i)] = bytes ? MPI_Aint(disp[i]) : MPI_Aint(disp[i]) * ext;
+        std::vector<MPI_Datatype> ts(static_cast<size_t>(count), old);
+        if (rc == MPI_SUCCESS) rc = blocks_type(count, lens.data(), d.data(), ts.data(), &t);
+    }
+    std::vector<MPI_Count> counts =
+        bl ? counts_of(count, {bl, disp}, count) : counts_of(count, {disp}, count);
+    if (!bl) counts.insert(counts.begin() + 1, one_bl);
+    return made_as(rc, t, newtype, combiner, {}, std::move(counts), &old, 1);
+}
+
+// count blocks of bl elements of old, block i at byte i * stride: MPI_Type_vector_c and
+// MPI_Type_create_hvector_c.
+int strided(const char *fn, MPI_Count count, MPI_Count bl, MPI_Count stride, abi_Datatype oldtype,
+            abi_Datatype *newtype, bool bytes, int combiner)
+{
+    if (!newtype) return null_output(fn);
+    const MPI_Datatype old = to_native(oldtype);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc;
+    if (fits(count) && fits(bl) && (bytes || fits(stride))) {
+        rc = bytes ? MPI_Type_create_hvector(int(count), int(bl), MPI_Aint(stride), old, &t)
+                   : MPI_Type_vector(int(count), int(bl), int(stride), old, &t);
+    } else if (count < 0 || bl < 0) {
+        return bad(fn, ABI_ERR_COUNT, "count or blocklength is negative");
+    } else {
+        MPI_Aint lb, ext;
+        rc = MPI_Type_get_extent(old, &lb, &ext);
+        block b;
+        if (rc == MPI_SUCCESS) rc = b.make(bl, old);
+        MPI_Datatype one = MPI_DATATYPE_NULL;  // the block as one element
+        if (rc == MPI_SUCCESS) rc = b.length == 1 ? MPI_Type_dup(b.type, &one) : MPI_Type_contiguous(b.length, old, &one);
+        if (rc == MPI_SUCCESS) rc = repeat(count, bytes ? MPI_Aint(stride) : MPI_Aint(stride) * ext, one, &t);
+        if (one != MPI_DATATYPE_NULL) MPI_Type_free(&one);
+    }
+    return made_as(rc, t, newtype, combiner, {}, {count, bl, stride}, &old, 1);
+}
+
+}  // namespace
+
+bool made_by_c_find(MPI_Datatype t)
+{
+    std::lock_guard<std::mutex> g(made_mutex);
+    return find(t) != nullptr;
+}
+
+bool made_by_c_envelope(MPI_Datatype t, abi_Count *ni, abi_Count *na, abi_Count *nc, abi_Count *nd, int *combiner)
+{
+    if (!made_by_c_any.load(std::memory_order_acquire)) return false;
+    std::lock_guard<std::mutex> g(made_mutex);
+    const made_type *m = find(t);
+    if (!m) return false;
+    *ni = abi_Count(m->ints.size());
+    *na = 0;
+    *nc = abi_Count(m->counts.size());
+    *nd = abi_Count(m->types.size());
+    *combiner = m->combiner;
+    return true;
+}
+
+bool made_by_c_contents(MPI_Datatype t, abi_Count max_i, abi_Count max_a, abi_Count max_c, abi_Count max_d, int *ints,
+                        abi_Count *counts, abi_Datatype *types, int *rc)
+{
+    (void)max_a;  // a large-count constructor has no address arguments
+    if (!made_by_c_any.load(std::memory_order_acquire)) return false;
+    made_type copy;
+    {
+        std::lock_guard<std::mutex> g(made_mutex);
+        const made_type *m = find(t);
+        if (!m) return false;
+        copy.ints = m->ints;
+        copy.counts = m->counts;
+        copy.types = m->types;
+    }
+    if (max_i < abi_Count(copy.ints.size()) || max_c < abi_Count(copy.counts.size()) ||
+        max_d < abi_Count(copy.types.size()) || (!ints && !copy.ints.empty()) ||
+        (!counts && !copy.counts.empty()) || (!types && !copy.types.empty())) {
+        char msg[240];
+        std::snprintf(msg, sizeof msg,
+                      "MPI_Type_get_contents_c: the datatype has %zu integers, %zu large counts and %zu datatypes; "
+                      "max_integers %lld, max_large_counts %lld, max_datatypes %lld (or an array is NULL)",
+                      copy.ints.size(), copy.counts.size(), copy.types.size(), static_cast<long long>(max_i),
+                      static_cast<long long>(max_c), static_cast<long long>(max_d));
+        *rc = raise_error(errh_self(), ABI_ERR_ARG, msg);
+        return true;
+    }
+    for (size_t i = 0; i < copy.types.size(); ++i) {
+        MPI_Datatype out = copy.types[i];
+        if (!is_predefined(out)) {
+            // The held duplicate's own contents: the MPI's new copy of the datatype the call
+            // took (Open MPI copies every derived datatype it returns), made as that one was.
+            if (int e = MPI_Type_get_contents(copy.types[i], 0, 0, 1, nullptr, nullptr, &out)) {
+                while (i-- > 0)
+                    if (reinterpret_cast<uintptr_t>(types[i]) >= 0x400) {
+                        MPI_Datatype n = to_native(types[i]);
+                        MPI_Type_free(&n);
+                    }
+                *rc = err_out(e);
+                return true;
+            }
+        }
+        types[i] = to_abi<abi_Datatype>(out);
+    }
+    std::copy(copy.ints.begin(), copy.ints.end(), ints);
+    std::copy(copy.counts.begin(), copy.counts.end(), counts);
+    *rc = 0;
+    return true;
+}
+
+void made_by_c_freed(MPI_Datatype t)
+{
+    if (!made_by_c_any.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> g(made_mutex);
+    const auto it = made.find(bits(t));
+    if (it == made.end()) return;
+    release(it->second);
+    made.erase(it);
+}
+
+}  // namespace anympi::backend
+#endif
+
+ANYMPI_MANUAL(MPI_Type_contiguous_c, fallback, "where the _c form is missing: the int form while the count fits, else chunks of 2^30 (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_contiguous_c
+    return err_out(MPI_Type_contiguous_c(count, c_hin(oldtype), c_hout(newtype)));
+#else
+    if (!newtype) return null_output("MPI_Type_contiguous_c");
+    const MPI_Datatype old = to_native(oldtype);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc;
+    if (fits(count)) {
+        rc = MPI_Type_contiguous(int(count), old, &t);
+    } else {
+        MPI_Aint lb, ext;
+        rc = MPI_Type_get_extent(old, &lb, &ext);
+        if (rc == MPI_SUCCESS) rc = repeat(count, ext, old, &t);
+    }
+    return made_as(rc, t, newtype, ABI_COMBINER_CONTIGUOUS, {}, {count}, &old, 1);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_vector_c, fallback, "where the _c form is missing: the int form while every count fits, else an hvector of blocks in chunks of 2^30 (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_vector_c
+    return err_out(MPI_Type_vector_c(count, blocklength, stride, c_hin(oldtype), c_hout(newtype)));
+#else
+    return strided("MPI_Type_vector_c", count, blocklength, stride, oldtype, newtype, false, ABI_COMBINER_VECTOR);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_create_hvector_c, fallback, "where the _c form is missing: the int form while every count fits, else blocks in chunks of 2^30 (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_create_hvector_c
+    return err_out(MPI_Type_create_hvector_c(count, blocklength, stride, c_hin(oldtype), c_hout(newtype)));
+#else
+    return strided("MPI_Type_create_hvector_c", count, blocklength, stride, oldtype, newtype, true, ABI_COMBINER_HVECTOR);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_indexed_c, fallback, "where the _c form is missing: the int form while every count and displacement fits, else a struct of blocks at byte displacements (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_indexed_c
+    return err_out(MPI_Type_indexed_c(count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)));
+#else
+    return indexed("MPI_Type_indexed_c", count, array_of_blocklengths, 0, array_of_displacements, oldtype, newtype, false,
+                   ABI_COMBINER_INDEXED);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_create_hindexed_c, fallback, "where the _c form is missing: the int form while every count fits, else a struct of blocks (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_create_hindexed_c
+    return err_out(MPI_Type_create_hindexed_c(count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)));
+#else
+    return indexed("MPI_Type_create_hindexed_c", count, array_of_blocklengths, 0, array_of_displacements, oldtype,
+                   newtype, true, ABI_COMBINER_HINDEXED);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_create_indexed_block_c, fallback, "where the _c form is missing: the int form while every count and displacement fits, else a struct of blocks at byte displacements (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_create_indexed_block_c
+    return err_out(MPI_Type_create_indexed_block_c(count, blocklength, c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)));
+#else
+    return indexed("MPI_Type_create_indexed_block_c", count, nullptr, blocklength, array_of_displacements, oldtype,
+                   newtype, false, ABI_COMBINER_INDEXED_BLOCK);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_create_hindexed_block_c, fallback, "where the _c form is missing: the int form while every count fits, else a struct of blocks (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_create_hindexed_block_c
+    return err_out(MPI_Type_create_hindexed_block_c(count, blocklength, c_i64p(array_of_displacements), c_hin(oldtype), c_hout(newtype)));
+#else
+    return indexed("MPI_Type_create_hindexed_block_c", count, nullptr, blocklength, array_of_displacements, oldtype,
+                   newtype, true, ABI_COMBINER_HINDEXED_BLOCK);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_create_struct_c, fallback, "where the _c form is missing: the int form while every count fits, else blocks past INT_MAX as one element each (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_create_struct_c
+    return err_out(MPI_Type_create_struct_c(count, c_i64p(array_of_blocklengths), c_i64p(array_of_displacements),
+                                            c_harr_in(array_of_types, count), c_hout(newtype)));
+#else
+    static const char fn[] = "MPI_Type_create_struct_c";
+    if (!newtype) return null_output(fn);
+    if (count < 0) return bad(fn, ABI_ERR_COUNT, "count is negative");
+    if (!fits(count)) return too_many(fn, "a count of blocks");
+    std::vector<MPI_Datatype> ts(static_cast<size_t>(count));
+    for (MPI_Count i = 0; i < count; ++i) ts[size_t(i)] = to_native(array_of_types[i]);
+    std::vector<MPI_Aint> d(array_of_displacements, array_of_displacements + count);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc;
+    if (all_fit(array_of_blocklengths, count)) {
+        std::vector<int> il(array_of_blocklengths, array_of_blocklengths + count);
+        rc = MPI_Type_create_struct(int(count), il.data(), d.data(), ts.data(), &t);
+    } else {
+        rc = blocks_type(count, array_of_blocklengths, d.data(), ts.data(), &t);
+    }
+    return made_as(rc, t, newtype, ABI_COMBINER_STRUCT, {},
+                   counts_of(count, {array_of_blocklengths, array_of_displacements}, count), ts.data(), long(count));
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_create_resized_c, fallback, "where the _c form is missing: the int form, whose lb and extent are MPI_Aint (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_create_resized_c
+    return err_out(MPI_Type_create_resized_c(c_hin(oldtype), lb, extent, c_hout(newtype)));
+#else
+    if (!newtype) return null_output("MPI_Type_create_resized_c");
+    const MPI_Datatype old = to_native(oldtype);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    const int rc = MPI_Type_create_resized(old, MPI_Aint(lb), MPI_Aint(extent), &t);
+    return made_as(rc, t, newtype, ABI_COMBINER_RESIZED, {}, {lb, extent}, &old, 1);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_create_subarray_c, fallback, "where the _c form is missing: the int form while every size fits, else nested strided copies in chunks of 2^30 resized to the whole array (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_create_subarray_c
+    return err_out(MPI_Type_create_subarray_c(ndims, c_i64p(array_of_sizes), c_i64p(array_of_subsizes), c_i64p(array_of_starts),
+                                              c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)));
+#else
+    static const char fn[] = "MPI_Type_create_subarray_c";
+    if (!newtype) return null_output(fn);
+    const MPI_Datatype old = to_native(oldtype);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    int rc;
+    const bool c_order = order == ABI_ORDER_C;
+    if (ndims <= 0 || !array_of_sizes || !array_of_subsizes || !array_of_starts ||
+        (all_fit(array_of_sizes, ndims) && all_fit(array_of_subsizes, ndims) && all_fit(array_of_starts, ndims))) {
+        std::vector<int> s(size_t(ndims > 0 ? ndims : 0)), u(s.size()), b(s.size());
+        for (size_t i = 0; i < s.size(); ++i)
+            s[i] = int(array_of_sizes[i]), u[i] = int(array_of_subsizes[i]), b[i] = int(array_of_starts[i]);
+        rc = MPI_Type_create_subarray(ndims, s.data(), u.data(), b.data(), cin<cat::order>(order), old, &t);
+    } else if (order != ABI_ORDER_C && order != ABI_ORDER_FORTRAN) {
+        return bad(fn, ABI_ERR_ARG, "order is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN");
+    } else {
+        // Fastest dimension first: each wraps the last in copies at its stride (the elements
+        // of one row of it), the start the offset of the first; the whole array its extent.
+        MPI_Aint lb, ext;
+        rc = MPI_Type_get_extent(old, &lb, &ext);
+        MPI_Aint stride = ext, offset = 0;
+        MPI_Datatype inner = old;
+        for (int k = 0; k < ndims && rc == MPI_SUCCESS; ++k) {
+            const int d = c_order ? ndims - 1 - k : k;
+            const MPI_Count size = array_of_sizes[d], sub = array_of_subsizes[d], start = array_of_starts[d];
+            if (size <= 0 || sub < 0 || start < 0 || sub + start > size) {
+                rc = MPI_ERR_ARG;
+                break;
+            }
+            MPI_Datatype next = MPI_DATATYPE_NULL;
+            rc = repeat(sub, stride, inner, &next);
+            if (inner != old && inner != MPI_DATATYPE_NULL) MPI_Type_free(&inner);
+            inner = next;
+            offset += MPI_Aint(start) * stride;
+            stride *= MPI_Aint(size);
+        }
+        MPI_Datatype placed = MPI_DATATYPE_NULL;
+        int one = 1;
+        if (rc == MPI_SUCCESS) rc = MPI_Type_create_struct(1, &one, &offset, &inner, &placed);
+        if (inner != old && inner != MPI_DATATYPE_NULL) MPI_Type_free(&inner);
+        if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(placed, 0, stride, &t);
+        if (placed != MPI_DATATYPE_NULL) MPI_Type_free(&placed);
+        if (rc == MPI_ERR_ARG) {
+            *newtype = reinterpret_cast<abi_Datatype>(ABI_DATATYPE_NULL);
+            return bad(fn, ABI_ERR_ARG, "a size is not positive, or a subsize or start is negative or passes its size");
+        }
+    }
+    std::vector<MPI_Count> counts;
+    for (const abi_Count *a : {array_of_sizes, array_of_subsizes, array_of_starts})
+        for (int i = 0; a && i < ndims; ++i) counts.push_back(a[i]);
+    return made_as(rc, t, newtype, ABI_COMBINER_SUBARRAY, {ndims, order}, std::move(counts), &old, 1);
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Type_create_darray_c, fallback, "where the _c form is missing: the int form, every global size checked to fit (a darray past INT_MAX is refused: its distribution would have to be computed here) (large_count_types.cpp); envelope and contents those of the _c call")
+{
+#if ANYMPI_HAVE_MPI_Type_create_darray_c
+    return err_out(MPI_Type_create_darray_c(size, c_rank_in(rank), ndims, c_i64p(array_of_gsizes),
+                                            c_cins<cat::distribute>(array_of_distribs, ndims), c_cins<cat::darg>(array_of_dargs, ndims),
+                                            c_mut(array_of_psizes), c_cin<cat::order>(order), c_hin(oldtype), c_hout(newtype)));
+#else
+    static const char fn[] = "MPI_Type_create_darray_c";
+    if (!newtype) return null_output(fn);
+    if (!all_fit(array_of_gsizes, ndims)) return too_many(fn, "a global size");
+    const MPI_Datatype old = to_native(oldtype);
+    const int n = ndims > 0 ? ndims : 0;
+    std::vector<int> g(static_cast<size_t>(n)), dist(static_cast<size_t>(n)), darg(static_cast<size_t>(n));
+    for (int i = 0; array_of_gsizes && i < n; ++i) g[size_t(i)] = int(array_of_gsizes[i]);
+    for (int i = 0; array_of_distribs && i < n; ++i) dist[size_t(i)] = cin<cat::distribute>(array_of_distribs[i]);
+    for (int i = 0; array_of_dargs && i < n; ++i) darg[size_t(i)] = cin<cat::darg>(array_of_dargs[i]);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    const int rc = MPI_Type_create_darray(size, rank_in(rank), ndims, g.data(), dist.data(), darg.data(),
+                                          const_cast<int *>(array_of_psizes), cin<cat::order>(order), old, &t);
+    std::vector<int> ints{size, rank, ndims};
+    for (const int *a : {array_of_distribs, array_of_dargs, array_of_psizes})
+        for (int i = 0; a && i < n; ++i) ints.push_back(a[i]);
+    ints.push_back(order);
+    std::vector<MPI_Count> counts(array_of_gsizes, array_of_gsizes + (array_of_gsizes ? n : 0));
+    return made_as(rc, t, newtype, ABI_COMBINER_DARRAY, std::move(ints), std::move(counts), &old, 1);
+#endif
+}

@@ -194,8 +194,6 @@ static void test_session_buffer(void)
     MPI_Session s;
     MPI_Group g, cg, sub;
     MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
-    /* MPICH 4.0.2's MPI_Session_init does not attach the handler it is given (sessions.c). */
-    MPI_OK(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &g));
     /* Communicators derived from the session in every way a buffer must follow. */
     enum { SC, DUP, SPLIT, FROM_SUBGROUP, IDUP, NDERIVED };

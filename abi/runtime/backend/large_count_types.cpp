@@ -92,6 +92,9 @@ bool all_fit(const abi_Count *a, MPI_Count n)
 struct block {
     MPI_Datatype type = MPI_DATATYPE_NULL, made = MPI_DATATYPE_NULL;
     int length = 0;
+    block() = default;
+    block(const block &) = delete;  // it frees what it made
+    block &operator=(const block &) = delete;
     int make(MPI_Count bl, MPI_Datatype t)
     {
         if (fits(bl)) {

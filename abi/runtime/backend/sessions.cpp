@@ -387,10 +387,13 @@ ANYMPI_MANUAL(MPI_Is_thread_main, fallback, "where the MPI lacks sessions: the t
 #endif
 }
 
-ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) builds the emulated predefined datatypes (emulated_types.cpp); where the MPI lacks sessions, anympi's own over the world model (sessions.cpp)")
+ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) builds the emulated predefined datatypes (emulated_types.cpp); the error handler attached after (MPICH 4.0.2 ignores it); where the MPI lacks sessions, anympi's own over the world model (sessions.cpp)")
 {
 #if ANYMPI_NATIVE_HAS_SESSIONS
     int rc = MPI_Session_init(to_native(info), to_native(errhandler), c_hout(session));
+    // MPICH 4.0.2 leaves the session with MPI_ERRORS_ARE_FATAL whatever handler it is given;
+    // MPI_Session_set_errhandler attaches it.
+    if (rc == MPI_SUCCESS) rc = MPI_Session_set_errhandler(to_native(*session), to_native(errhandler));
     if (rc == MPI_SUCCESS) emulated_types_session_started();
     return err_out(rc);
 #else

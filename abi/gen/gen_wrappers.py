@@ -32,7 +32,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 GEN = os.path.join(ROOT, "abi", "runtime", "generated")
 MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp", "requests.cpp",
                                                                      "partitioned.cpp", "large_counts.cpp", "large_count_types.cpp",
-                                                                     "sessions.cpp", "buffers.cpp")]
+                                                                     "sessions.cpp", "buffers.cpp", "hw_resources.cpp")]
 BACKENDS = ["mpich", "openmpi"]
 
 # Functions a native MPI has that anympi does not call, each for a defect of that MPI's version
@@ -102,7 +102,6 @@ UNSUPPORTED = {
     "MPI_Abi_get_fortran_info": "anympi has no Fortran bindings",
     "MPI_Abi_set_fortran_booleans": "anympi has no Fortran bindings",
     "MPI_Abi_get_fortran_booleans": "anympi has no Fortran bindings",
-    "MPI_Get_hw_resource_info": "MPI-5.0 hardware resource info: not provided by the MPI underneath",
     **{f"MPI_Register_datarep{c}": "neither MPI can use a user data representation (measured: MPI_File_set_view "
        "refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion "
        "functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi "

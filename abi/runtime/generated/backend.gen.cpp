@@ -62,6 +62,7 @@ ANYMPI_SIG_MPI_Comm_iflush_buffer;
 ANYMPI_SIG_MPI_Comm_set_attr;
 ANYMPI_SIG_MPI_Comm_spawn;
 ANYMPI_SIG_MPI_Comm_spawn_multiple;
+ANYMPI_SIG_MPI_Comm_split_type;
 ANYMPI_SIG_MPI_Dist_graph_create;
 ANYMPI_SIG_MPI_File_create_errhandler;
 ANYMPI_SIG_MPI_File_get_view;
@@ -70,6 +71,7 @@ ANYMPI_SIG_MPI_Finalized;
 ANYMPI_SIG_MPI_Gatherv_c;
 ANYMPI_SIG_MPI_Gatherv_init_c;
 ANYMPI_SIG_MPI_Get_count_c;
+ANYMPI_SIG_MPI_Get_hw_resource_info;
 ANYMPI_SIG_MPI_Get_library_version;
 ANYMPI_SIG_MPI_Graph_create;
 ANYMPI_SIG_MPI_Graph_map;
@@ -397,7 +399,7 @@ ANYMPI_FWD(MPI_Comm_set_info, (c_hin(comm), c_hin(info)))
 ANYMPI_FWD(MPI_Comm_set_name, (c_hin(comm), comm_name))
 ANYMPI_FWD(MPI_Comm_size, (c_hin(comm), size))
 ANYMPI_FWD(MPI_Comm_split, (c_hin(comm), c_cin<cat::undefined>(color), key, c_hout_derived(newcomm, comm)))
-ANYMPI_FWD(MPI_Comm_split_type, (c_hin(comm), c_cin<cat::split>(split_type), key, c_hin(info), c_hout_derived(newcomm, comm)))
+ANYMPI_FWD_AS(MPI_Comm_split_type, (c_hin(comm), c_cin<cat::split>(split_type), key, c_hin(info), c_hout_derived(newcomm, comm)))
 ANYMPI_FWD(MPI_Comm_test_inter, (c_hin(comm), flag))
 ANYMPI_FWD(MPI_Compare_and_swap, (c_buf(origin_addr), c_buf(compare_addr), c_buf(result_addr), c_hin(datatype), c_rank_in(target_rank), target_disp, c_hin(win)))
 ANYMPI_FWD(MPI_Dims_create, (nnodes, ndims, dims))
@@ -752,7 +754,6 @@ ANYMPI_NARROW(MPI_Get_elements_c, MPI_Get_elements_x, errh_self(), true, (c_st_i
 ANYMPI_UNSUPPORTED(MPI_Get_elements_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Get_elements_x, (c_st_in(status), c_hin(datatype), c_i64p(count)))
-ANYMPI_UNSUPPORTED(MPI_Get_hw_resource_info, errh_self(), "MPI-5.0 hardware resource info: not provided by the MPI underneath")
 ANYMPI_FWD(MPI_Get_processor_name, (name, resultlen))
 ANYMPI_UNSUPPORTED(MPI_Get_version, errh_self(), "answered by the front: the ABI's MPI version, valid before init")
 ANYMPI_FWD(MPI_Graph_get, (c_hin(comm), maxindex, maxedges, c_couts<cat::undefined>(indx, maxindex), c_ranks_out(edges, maxedges)))

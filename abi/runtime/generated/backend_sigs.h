@@ -668,6 +668,8 @@
 /* the generated forwards that hand-written (extended) functions call: fwd_MPI_X */
 #define ANYMPI_SIG_FWD_MPI_Cancel int fwd_MPI_Cancel(abi_Request *request)
 ANYMPI_SIG_FWD_MPI_Cancel;
+#define ANYMPI_SIG_FWD_MPI_Comm_split_type int fwd_MPI_Comm_split_type(abi_Comm comm, int split_type, int key, abi_Info info, abi_Comm *newcomm)
+ANYMPI_SIG_FWD_MPI_Comm_split_type;
 #define ANYMPI_SIG_FWD_MPI_Op_free int fwd_MPI_Op_free(abi_Op *op)
 ANYMPI_SIG_FWD_MPI_Op_free;
 #define ANYMPI_SIG_FWD_MPI_Request_get_status int fwd_MPI_Request_get_status(abi_Request request, int *flag, abi_Status *status)

@@ -221,6 +221,19 @@ static void small_p2p(void)
     CHECK_EQ(ext, (MPI_Count)1 << 32);
     MPI_OK(MPI_Type_get_true_extent_c(huge, &lb, &ext));
     CHECK_EQ(ext, (MPI_Count)1 << 32);
+    /* packed sizes past INT_MAX: at least the data (an int form would wrap them) */
+    MPI_Count psz = -1;
+    MPI_OK(MPI_Pack_size_c((MPI_Count)1 << 30, MPI_INT, MPI_COMM_WORLD, &psz));
+    CHECK_MSG(psz >= (MPI_Count)1 << 32, "MPI_Pack_size_c of 2^30 ints: %lld", (long long)psz);
+    MPI_OK(MPI_Type_commit(&huge));
+    MPI_OK(MPI_Pack_size_c(3, huge, MPI_COMM_WORLD, &psz));
+    CHECK_MSG(psz >= (MPI_Count)3 << 32, "MPI_Pack_size_c of 3 4-GiB elements: %lld", (long long)psz);
+    MPI_OK(MPI_Pack_size_c(((MPI_Count)1 << 31) + 5, MPI_BYTE, MPI_COMM_WORLD, &psz));
+    CHECK_MSG(psz >= ((MPI_Count)1 << 31) + 5, "MPI_Pack_size_c of 2^31+5 bytes: %lld", (long long)psz);
+    MPI_OK(MPI_Pack_size_c(7, MPI_INT, MPI_COMM_WORLD, &psz));
+    CHECK_MSG(psz >= 28 && psz < 1024, "MPI_Pack_size_c of 7 ints: %lld", (long long)psz);
+    MPI_OK(MPI_Pack_external_size_c("external32", ((MPI_Count)1 << 31) + 5, MPI_INT, &psz));
+    CHECK_MSG(psz >= 4 * (((MPI_Count)1 << 31) + 5), "MPI_Pack_external_size_c of 2^31+5 ints: %lld", (long long)psz);
     MPI_OK(MPI_Type_free(&huge));
     MPI_OK(MPI_Type_free(&page));
 

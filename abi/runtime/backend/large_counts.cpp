@@ -7,6 +7,7 @@
 #include "requests.hpp"
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -334,6 +335,56 @@ ANYMPI_MANUAL(MPI_Get_count_c, fallback, "where the _c form is missing: bytes re
     return err_out(MPI_Get_count_c(c_st_in(status), c_hin(datatype), c_i64p(count)));
 #else
     return get_count_wide(status, datatype, count);
+#endif
+}
+
+// Open MPI 4.1 computes a packed size as the count times the packed size of one element (its
+// convertor's local size, or remote size for external32) and casts it to int: past INT_MAX the
+// int form answers a wrapped number.  Past int, anympi multiplies as Open MPI does, in MPI_Count,
+// after the int form with one element has checked the arguments.
+namespace anympi::backend {
+namespace {
+int times_count(MPI_Count one, abi_Count incount, abi_Count *size, errh_obj errh, const char *fn)
+{
+    if (incount < 0 || (one > 0 && incount > std::numeric_limits<MPI_Count>::max() / one)) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: incount %lld is negative or its packed size exceeds MPI_Count", fn, (long long)incount);
+        return raise_error(errh, ABI_ERR_COUNT, msg);
+    }
+    if (size) *size = one * incount;
+    return MPI_SUCCESS;
+}
+}  // namespace
+}  // namespace anympi::backend
+
+ANYMPI_MANUAL(MPI_Pack_size_c, fallback, "where the _c form is missing: MPI_Pack_size while the size fits in int, else the datatype's size (MPI_Type_size_x) times incount, as Open MPI computes it (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Pack_size_c
+    return err_out(MPI_Pack_size_c(incount, c_hin(datatype), c_hin(comm), c_i64p(size)));
+#else
+    int one = 0;
+    MPI_Count bytes = 0;
+    if (int rc = MPI_Pack_size(1, c_hin(datatype), c_hin(comm), &one)) return err_out(rc);
+    if (int rc = MPI_Type_size_x(c_hin(datatype), &bytes)) return err_out(rc);
+    if (incount >= 0 && incount <= INT_MAX && (incount == 0 || bytes <= INT_MAX / incount)) {
+        int n = 0;
+        int rc = MPI_Pack_size(int(incount), c_hin(datatype), c_hin(comm), &n);
+        if (rc == MPI_SUCCESS && size) *size = n;
+        return err_out(rc);
+    }
+    return times_count(bytes, incount, size, errh_of(comm), "MPI_Pack_size_c");
+#endif
+}
+
+ANYMPI_MANUAL(MPI_Pack_external_size_c, fallback, "where the _c form is missing: MPI_Pack_external_size while incount fits in int, else the size of one element times incount, as Open MPI computes it (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Pack_external_size_c
+    return err_out(MPI_Pack_external_size_c(datarep, incount, c_hin(datatype), c_i64p(size)));
+#else
+    MPI_Aint one = 0;
+    if (c_fits_int(incount)) return err_out(MPI_Pack_external_size(datarep, int(incount), c_hin(datatype), c_i64p(size)));
+    if (int rc = MPI_Pack_external_size(datarep, 1, c_hin(datatype), &one)) return err_out(rc);
+    return times_count(one, incount, size, errh_self(), "MPI_Pack_external_size_c");
 #endif
 }
 

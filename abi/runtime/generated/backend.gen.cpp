@@ -116,6 +116,8 @@ ANYMPI_SIG_MPI_Neighbor_alltoallw_init_c;
 ANYMPI_SIG_MPI_Op_create;
 ANYMPI_SIG_MPI_Op_create_c;
 ANYMPI_SIG_MPI_Op_free;
+ANYMPI_SIG_MPI_Pack_external_size_c;
+ANYMPI_SIG_MPI_Pack_size_c;
 ANYMPI_SIG_MPI_Parrived;
 ANYMPI_SIG_MPI_Pready;
 ANYMPI_SIG_MPI_Pready_list;
@@ -1022,21 +1024,7 @@ ANYMPI_WIDE(MPI_Pack_external_c, MPI_Pack_external, errh_self(), true, (incount,
 ANYMPI_UNSUPPORTED(MPI_Pack_external_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Pack_external_size, (datarep, incount, c_hin(datatype), c_i64p(size)))
-#if ANYMPI_HAVE_MPI_Pack_external_size_c
-ANYMPI_FWD(MPI_Pack_external_size_c, (datarep, incount, c_hin(datatype), c_i64p(size)))
-#elif ANYMPI_HAVE_MPI_Pack_external_size
-ANYMPI_NARROW(MPI_Pack_external_size_c, MPI_Pack_external_size, errh_self(), c_fits_int(incount), (datarep, int(incount), c_hin(datatype), c_i64p(size)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Pack_external_size_c, errh_self(), "not provided by this MPI")
-#endif
 ANYMPI_FWD(MPI_Pack_size, (incount, c_hin(datatype), c_hin(comm), size))
-#if ANYMPI_HAVE_MPI_Pack_size_c
-ANYMPI_FWD(MPI_Pack_size_c, (incount, c_hin(datatype), c_hin(comm), c_i64p(size)))
-#elif ANYMPI_HAVE_MPI_Pack_size
-ANYMPI_NARROW(MPI_Pack_size_c, MPI_Pack_size, errh_of(comm), c_fits_int(incount), (int(incount), c_hin(datatype), c_hin(comm), c_widen_out(size)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Pack_size_c, errh_of(comm), "not provided by this MPI")
-#endif
 ANYMPI_UNSUPPORTED(MPI_Pcontrol, errh_self(), "variadic; a no-op outside a profiling tool, which interposes MPI_Pcontrol")
 ANYMPI_FWD(MPI_Probe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), c_st_out(status)))
 ANYMPI_FWD(MPI_Publish_name, (service_name, c_hin(info), port_name))

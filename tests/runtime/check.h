@@ -193,6 +193,9 @@ static inline int check_under(void)
 /* MPICH 4.0.2's MPI_Isendrecv_replace of a noncontiguous datatype receives wrong data, and the
  * next call crashes; to MPI_PROC_NULL it crashes (anympi uses its own over MPICH). */
 #define QUIRK_MPICH_ISENDRECV_REPLACE (check_under() == CHECK_UNDER_MPICH && !CHECK_OVER_ABI)
+/* MPICH 4.0.2's MPI_Reduce_scatter_c with a count past INT_MAX gives the other processes wrong
+ * data and crashes in place (anympi uses its own over MPICH). */
+#define QUIRK_MPICH_REDUCE_SCATTER_LARGE (check_under() == CHECK_UNDER_MPICH && !CHECK_OVER_ABI)
 /* MPICH 4.0.2's partitioned communication: MPI_Parrived fails on an inactive request
  * (MPI_ERR_REQUEST) and faults on MPI_REQUEST_NULL (the standard: flag = true for both),
  * MPI_Psend_init to MPI_PROC_NULL faults, and nothing is sent before every partition is ready

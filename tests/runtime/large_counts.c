@@ -154,6 +154,39 @@ static void big(unsigned char *s, unsigned char *r)
         MPI_OK(MPI_Request_free(&q));
     }
 
+    /* reduce_scatter: rank 0's block is N bytes, every other rank's 16 past it; over Open MPI
+     * 4.1 one reduction to each rank (the int form cannot take N).  Then in place, where each
+     * rank's result moves to the start of its buffer. */
+    for (int in_place = 0; in_place < 2 && !(QUIRK_MPICH_REDUCE_SCATTER_LARGE && size > 1); ++in_place) {
+        MPI_Count counts[4];
+        for (int i = 0; i < size; ++i) counts[i] = i == 0 ? N : 16;
+        unsigned char *from = in_place ? r : s;
+        paint(from, N, 60 + 4 * in_place + rank);
+        for (int j = 0; j < 16 * (size - 1); ++j) from[N + j] = (unsigned char)(rank * 64 + j + 1);
+        if (!in_place) memset(r, 0xEE, (size_t)(N + PAD));
+        MPI_OK(MPI_Reduce_scatter_c(in_place ? MPI_IN_PLACE : s, r, counts, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
+        if (rank == 0) {
+            int seeds[4] = {60 + 4 * in_place, 61 + 4 * in_place, 62 + 4 * in_place, 63 + 4 * in_place};
+            CHECK_EQ(seen(r, N, seeds, size, in_place && size > 1 ? 1 : 0xEE, N + PAD), 0);
+        } else {
+            int bad = 0;
+            for (int j = 0; j < 16; ++j) {
+                unsigned char want = 0;
+                for (int q = 0; q < size; ++q) want ^= (unsigned char)(q * 64 + 16 * (rank - 1) + j + 1);
+                bad += r[j] != want;
+            }
+            CHECK_MSG(bad == 0, "reduce_scatter%s: %d of rank %d's 16 bytes wrong", in_place ? " in place" : "", bad, rank);
+            if (!in_place) CHECK_EQ(r[16], 0xEE);
+        }
+    }
+    /* reduce_scatter_block of N bytes: at one rank, a copy */
+    if (size == 1) {
+        paint(s, N, 70);
+        memset(r, 0xEE, (size_t)(N + PAD));
+        MPI_OK(MPI_Reduce_scatter_block_c(s, r, N, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
+        SEEN(r, N, 70, 0xEE);
+    }
+
     /* gatherv to rank 0: the last rank's N bytes at 0, every other rank's 16 bytes past it, at
      * displacements beyond INT_MAX */
     paint(s, N, 30 + rank);

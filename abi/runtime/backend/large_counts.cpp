@@ -6,7 +6,9 @@
 #include "large_counts.hpp"
 #include "requests.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -624,8 +626,64 @@ int neighbour_wide(const void *sendbuf, const abi_Count sendcounts[], abi_Count 
 }
 
 // ---------------------------------------------------------------- reduce_scatter
-// Predefined ops take no derived datatype, so the counts go to the int form, each checked to
-// fit (MPI_ERR_COUNT past INT_MAX); the nonblocking and persistent forms keep the int array.
+}  // namespace anympi::backend
+ANYMPI_SIG_MPI_Reduce_c;  // anympi's, in chunks where the MPI lacks it (backend.gen.cpp)
+namespace anympi::backend {
+namespace {
+// Predefined ops take no derived datatype, so the counts go to the int form while each fits;
+// the nonblocking and persistent forms keep the int array (MPI_ERR_COUNT past INT_MAX).  A
+// blocking one with a count past INT_MAX is one MPI_Reduce_c per process, to it, of its block
+// (anympi's, in chunks of 2^30 elements): the same op per element.  In place, process i reduces
+// its block where it lies and then moves the result to the start of its buffer, after every
+// block has been reduced (the blocks after its own still serve the later roots).
+// Moves `count` elements of `datatype` from `base + offset` down to `base` (offset: one extent
+// or more) in chunks through a bounce buffer (MPI_Pack, MPI_Unpack: a datatype's holes stay
+// untouched), each chunk no longer than the offset, so it never lands on elements still to be read.
+int copy_down(char *base, MPI_Aint offset, abi_Count count, abi_Datatype datatype)
+{
+    const MPI_Datatype t = c_hin(datatype);
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Count size = 0;
+    if (int rc = MPI_Type_get_extent(t, &lb, &extent)) return err_out(rc);
+    if (int rc = MPI_Type_size_x(t, &size)) return err_out(rc);
+    const abi_Count per = std::max<abi_Count>(1, std::min<abi_Count>(offset / extent, (abi_Count(1) << 26) / std::max<MPI_Count>(size, 1)));
+    std::vector<char> bounce(size_t(std::min(per, count) * size));
+    for (abi_Count k = 0; k < count; k += per) {
+        const int m = int(std::min(per, count - k));
+        int pos = 0;
+        if (int rc = MPI_Pack(base + offset + k * extent, m, t, bounce.data(), int(bounce.size()), &pos, MPI_COMM_SELF)) return err_out(rc);
+        pos = 0;
+        if (int rc = MPI_Unpack(bounce.data(), int(bounce.size()), &pos, base + k * extent, m, t, MPI_COMM_SELF)) return err_out(rc);
+    }
+    return MPI_SUCCESS;
+}
+
+int reduce_scatter_by_roots(const void *sendbuf, void *recvbuf, const abi_Count recvcounts[], abi_Datatype datatype,
+                            abi_Op op, abi_Comm comm)
+{
+    const MPI_Comm c = to_native(comm);
+    int n = 0, rank = 0;
+    if (int rc = MPI_Comm_size(c, &n)) return err_out(rc);
+    if (int rc = MPI_Comm_rank(c, &rank)) return err_out(rc);
+    MPI_Aint lb = 0, extent = 0;
+    if (int rc = MPI_Type_get_extent(c_hin(datatype), &lb, &extent)) return err_out(rc);
+    const bool in_place = sendbuf == reinterpret_cast<const void *>(ABI_IN_PLACE);
+    auto at = [&](const void *base, abi_Count i) { return static_cast<const char *>(base) + i * extent; };
+    abi_Count first = 0, mine = 0;
+    for (int i = 0; i < n; ++i) {
+        const void *s = in_place ? (i == rank ? sendbuf : at(recvbuf, first)) : at(sendbuf, first);
+        void *r = i != rank ? nullptr : const_cast<char *>(in_place ? at(recvbuf, first) : at(recvbuf, 0));
+        if (i == rank) mine = first;
+        if (int rc = abi_MPI_Reduce_c(s, r, recvcounts[i], datatype, op, i, comm)) return rc;
+        first += recvcounts[i];
+    }
+    if (!in_place || mine == 0 || recvcounts[rank] == 0) return MPI_SUCCESS;
+    // The block moves down by `mine` elements: element by element in memory order through the
+    // datatype (a copy on MPI_COMM_SELF would overlap), so every byte is read before it is written.
+    return copy_down(static_cast<char *>(recvbuf), mine * extent, recvcounts[rank], datatype);
+}
+}  // namespace
+
 int reduce_scatter_narrow(const void *sendbuf, void *recvbuf, const abi_Count recvcounts[], abi_Datatype datatype,
                           abi_Op op, abi_Comm comm, const wide_to &to)
 {
@@ -633,7 +691,12 @@ int reduce_scatter_narrow(const void *sendbuf, void *recvbuf, const abi_Count re
     int n = 0;
     if (int rc = MPI_Comm_size(c, &n)) return err_out(rc);
     auto counts = std::make_shared<std::vector<int>>(size_t(n));
+    bool fits = true;
     for (int i = 0; i < n; ++i) {
+        if (!c_fits_int(recvcounts[i]) && to.mode == wide_to::blocking) {
+            fits = false;
+            continue;
+        }
         if (!c_fits_int(recvcounts[i])) {
             char msg[200];
             std::snprintf(msg, sizeof msg, "%s: recvcounts[%d] exceeds what MPI_Reduce_scatter of the MPI underneath takes (int)",
@@ -643,6 +706,8 @@ int reduce_scatter_narrow(const void *sendbuf, void *recvbuf, const abi_Count re
         (*counts)[size_t(i)] = int(recvcounts[i]);
     }
     void *s = c_buf(sendbuf);
+    if (to.mode == wide_to::blocking && !fits)
+        return reduce_scatter_by_roots(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     if (to.mode == wide_to::blocking)
         return err_out(MPI_Reduce_scatter(s, recvbuf, counts->data(), c_hin(datatype), c_op_in(op, datatype), c));
     if (!to.request) {
@@ -728,7 +793,7 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallv_init_c, fallback, "anympi's persistent requ
 #endif
 }
 
-ANYMPI_MANUAL(MPI_Reduce_scatter_c, fallback, "where the _c form is missing: MPI_Reduce_scatter, every count checked to fit in int (large_counts.cpp)")
+ANYMPI_MANUAL(MPI_Reduce_scatter_c, fallback, "where the _c form is missing: MPI_Reduce_scatter while every count fits in int, else one MPI_Reduce_c per process, of its block (large_counts.cpp)")
 {
 #if ANYMPI_HAVE_MPI_Reduce_scatter_c
     return err_out(MPI_Reduce_scatter_c(c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype),
@@ -736,6 +801,22 @@ ANYMPI_MANUAL(MPI_Reduce_scatter_c, fallback, "where the _c form is missing: MPI
 #else
     return reduce_scatter_narrow(sendbuf, recvbuf, recvcounts, datatype, op, comm,
                                  wide_to{wide_to::blocking, nullptr, errh_of(comm), "MPI_Reduce_scatter_c"});
+#endif
+}
+ANYMPI_MANUAL(MPI_Reduce_scatter_block_c, fallback, "where the _c form is missing: MPI_Reduce_scatter_block while the count fits in int, else one MPI_Reduce_c per process, of its block (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Reduce_scatter_block_c
+    return err_out(MPI_Reduce_scatter_block_c(c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype),
+                                              c_op_in(op, datatype), c_hin(comm)));
+#else
+    if (c_fits_int(recvcount))
+        return err_out(MPI_Reduce_scatter_block(c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype),
+                                                c_op_in(op, datatype), c_hin(comm)));
+    int n = 0;
+    if (int rc = MPI_Comm_size(c_hin(comm), &n)) return err_out(rc);
+    const std::vector<abi_Count> counts(size_t(n), recvcount);
+    return reduce_scatter_narrow(sendbuf, recvbuf, counts.data(), datatype, op, comm,
+                                 wide_to{wide_to::blocking, nullptr, errh_of(comm), "MPI_Reduce_scatter_block_c"});
 #endif
 }
 ANYMPI_MANUAL(MPI_Ireduce_scatter_c, fallback, "where the _c form is missing: a request of anympi's over MPI_Ireduce_scatter that keeps the int counts, each checked to fit (large_counts.cpp)")

@@ -127,6 +127,7 @@ ANYMPI_SIG_MPI_Precv_init_c;
 ANYMPI_SIG_MPI_Psend_init;
 ANYMPI_SIG_MPI_Psend_init_c;
 ANYMPI_SIG_MPI_Reduce_scatter_c;
+ANYMPI_SIG_MPI_Reduce_scatter_block_c;
 ANYMPI_SIG_MPI_Reduce_scatter_init_c;
 ANYMPI_SIG_MPI_Remove_error_class;
 ANYMPI_SIG_MPI_Remove_error_code;
@@ -1095,13 +1096,6 @@ ANYMPI_UNSUPPORTED(MPI_Reduce_local_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Reduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 ANYMPI_FWD(MPI_Reduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
-#if ANYMPI_HAVE_MPI_Reduce_scatter_block_c
-ANYMPI_FWD(MPI_Reduce_scatter_block_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
-#elif ANYMPI_HAVE_MPI_Reduce_scatter_block
-ANYMPI_NARROW(MPI_Reduce_scatter_block_c, MPI_Reduce_scatter_block, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED(MPI_Reduce_scatter_block_c, errh_of(comm), "not provided by this MPI")
-#endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_init
 ANYMPI_FWD(MPI_Reduce_scatter_block_init, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block

@@ -77,6 +77,42 @@ TEST(LayerViews, AutoCountsAreFilledByInferAndRefreshTheDispls) {
   EXPECT_EQ(v.size(), 6u);
 }
 
+// Counts past the in-object room (32 processes) go to the heap; a view keeps its counts when it
+// is copied or moved into the next view, whichever storage holds them.
+TEST(LayerViews, AutoCountsOfManyProcessesSurviveCopiesAndMoves) {
+  for (std::size_t p : {std::size_t{3}, std::size_t{32}, std::size_t{33}, std::size_t{100}}) {
+    std::vector<int> v;
+    auto a = v | views::auto_counts;
+    auto fill = a.mpi_counts_to_fill(p);
+    for (std::size_t i = 0; i < p; ++i) fill[i] = static_cast<int>(3 * i + 1);
+    auto want = [&](auto const& b) {
+      auto c = mpi::counts(b);
+      ASSERT_EQ(c.size(), p);
+      for (std::size_t i = 0; i < p; ++i) EXPECT_EQ(c[i], static_cast<int>(3 * i + 1)) << p << " processes, " << i;
+    };
+    auto copy = a;
+    want(copy);
+    auto moved = std::move(a) | views::auto_displs;  // moved into the next view
+    want(moved);
+    auto d = mpi::displs(moved);
+    ASSERT_EQ(d.size(), p);
+    EXPECT_EQ(d[p - 1], static_cast<int>(3 * (p - 1) * (p - 2) / 2 + (p - 1)));
+    auto again = moved;  // the displacements copied too
+    EXPECT_EQ(mpi::displs(again)[p - 1], d[p - 1]);
+    auto last = std::move(again);
+    want(last);
+    // refilled smaller, then larger: the sizes follow
+    last.mpi_counts_to_fill(2)[1] = 7;
+    EXPECT_EQ(mpi::counts(last).size(), 2u);
+    EXPECT_EQ(mpi::counts(last)[1], 7);
+    EXPECT_EQ(mpi::displs(last)[1], 0);  // counts are zero until filled
+    last.mpi_counts_to_fill(200)[199] = 5;
+    auto big = last;
+    ASSERT_EQ(mpi::counts(big).size(), 200u);
+    EXPECT_EQ(mpi::counts(big)[199], 5);
+  }
+}
+
 TEST(LayerViews, ResizeVFitsGivenCountsAndDispls) {
   std::vector<int> v, c{2, 3}, d{5, 0};
   (void)mpi::ptr(v | views::with_counts(c) | views::with_displs(d) | views::resize_v);

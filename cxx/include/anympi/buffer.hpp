@@ -5,7 +5,9 @@
 
 #include <mpi.hpp>
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -50,5 +52,59 @@ decltype(auto) finish(H&& b, bool received) {
 }
 template <class B>
 using result_t = decltype(anympi::finish(std::declval<held_t<B>>(), true));
+
+namespace detail {
+// The counts or displacements of one call, one per process: held in the object up to N
+// processes (a node's worth), so that a call on a small communicator allocates nothing (two
+// allocations cost an alltoallv with inferred counts some 500 instructions), on the heap past N.
+// A copy or move copies only the elements there are: a view is moved into the next one while
+// its counts are still empty.
+template <class T, std::size_t N = 32>
+class small_vector {
+public:
+  using value_type = T;
+  small_vector() noexcept {}  // the elements uninitialized: none is there yet
+  small_vector(std::size_t n, T v) { assign(n, v); }
+  small_vector(small_vector const& o) { *this = o; }
+  small_vector(small_vector&& o) noexcept { *this = std::move(o); }
+  small_vector& operator=(small_vector const& o) {
+    if (this != &o) {
+      resize_for_overwrite(o.n_);
+      std::copy_n(o.data(), n_, data());
+    }
+    return *this;
+  }
+  small_vector& operator=(small_vector&& o) noexcept {
+    if (this != &o) {
+      heap_ = std::move(o.heap_);
+      capacity_ = std::exchange(o.capacity_, 0);
+      n_ = std::exchange(o.n_, 0);
+      if (n_ <= N) std::copy_n(o.local_, n_, local_);
+    }
+    return *this;
+  }
+  void assign(std::size_t n, T v) {
+    resize_for_overwrite(n);
+    std::fill_n(data(), n, v);
+  }
+  T* data() noexcept { return n_ > N ? heap_.get() : local_; }
+  T const* data() const noexcept { return n_ > N ? heap_.get() : local_; }
+  std::size_t size() const noexcept { return n_; }
+  T* begin() noexcept { return data(); }
+  T* end() noexcept { return data() + n_; }
+  T const* begin() const noexcept { return data(); }
+  T const* end() const noexcept { return data() + n_; }
+
+private:
+  void resize_for_overwrite(std::size_t n) {
+    if (n > N && n > capacity_) heap_.reset(new T[n]), capacity_ = n;
+    n_ = n;
+  }
+  T local_[N];
+  std::unique_ptr<T[]> heap_;
+  std::size_t capacity_ = 0;  // of heap_
+  std::size_t n_ = 0;
+};
+}  // namespace detail
 
 }  // namespace anympi

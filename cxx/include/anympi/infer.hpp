@@ -64,9 +64,9 @@ MPI_Count count_of(B const& b) {
   return static_cast<MPI_Count>(mpi::count(b));
 }
 template <class B>
-std::vector<int> int_counts(B const& b) {
+small_vector<int> int_counts(B const& b) {
   auto const& c = mpi::counts(b);
-  std::vector<int> out(std::ranges::size(c));
+  small_vector<int> out(std::ranges::size(c), 0);
   std::ranges::transform(c, out.begin(), [](auto n) { return static_cast<int>(n); });
   return out;
 }
@@ -154,7 +154,7 @@ void infer(allgatherv_op, mpi::comm_view comm, S& s, R& r) {
 template <class S, class R>
 void infer(scatterv_op const& op, mpi::comm_view comm, S& s, R& r) {
   if constexpr (deferred_count<R>) {
-    std::vector<int> const counts = comm.rank() == op.root ? detail::int_counts(s) : std::vector<int>{};
+    detail::small_vector<int> const counts = comm.rank() == op.root ? detail::int_counts(s) : detail::small_vector<int>{};
     int n = 0;
     mpi::scatter(counts, n, op.root, comm);
     r.mpi_set_count(n);

@@ -249,14 +249,14 @@ class auto_counts_view : public view_base<B> {
 public:
   template <class U>
   explicit auto_counts_view(U&& b) : view_base<B>(std::forward<U>(b)) {}
-  std::span<int const> mpi_counts() const noexcept { return c_; }
+  std::span<int const> mpi_counts() const noexcept { return {c_.data(), c_.size()}; }
   std::span<int> mpi_counts_to_fill(std::size_t p) {
     c_.assign(p, 0);
-    return c_;
+    return {c_.data(), c_.size()};
   }
 
 private:
-  std::vector<int> c_;
+  anympi::detail::small_vector<int> c_;
 };
 
 inline constexpr adaptor auto_counts{
@@ -273,7 +273,7 @@ public:
   explicit auto_displs_view(U&& b) : view_base<B>(std::forward<U>(b)) {}
   std::span<count_type const> mpi_displs() const {
     if (!d_) detail::pack_displs(mpi::counts(this->base_), d_.emplace());
-    return *d_;
+    return {d_->data(), d_->size()};
   }
   std::span<int> mpi_counts_to_fill(std::size_t p)
     requires deferred_counts<held_t<B>>
@@ -283,7 +283,7 @@ public:
   }
 
 private:
-  mutable std::optional<std::vector<count_type>> d_;
+  mutable std::optional<anympi::detail::small_vector<count_type>> d_;
 };
 
 inline constexpr adaptor auto_displs{

@@ -635,7 +635,9 @@ namespace {
 // blocking one with a count past INT_MAX is one MPI_Reduce_c per process, to it, of its block
 // (anympi's, in chunks of 2^30 elements): the same op per element.  In place, process i reduces
 // its block where it lies and then moves the result to the start of its buffer, after every
-// block has been reduced (the blocks after its own still serve the later roots).
+// block has been reduced (the blocks after its own still serve the later roots).  On an
+// intercommunicator a count past INT_MAX is refused as before (its reduce has no such roots).
+
 // Moves `count` elements of `datatype` from `base + offset` down to `base` (offset: one extent
 // or more) in chunks through a bounce buffer (MPI_Pack, MPI_Unpack: a datatype's holes stay
 // untouched), each chunk no longer than the offset, so it never lands on elements still to be read.
@@ -678,8 +680,6 @@ int reduce_scatter_by_roots(const void *sendbuf, void *recvbuf, const abi_Count 
         first += recvcounts[i];
     }
     if (!in_place || mine == 0 || recvcounts[rank] == 0) return MPI_SUCCESS;
-    // The block moves down by `mine` elements: element by element in memory order through the
-    // datatype (a copy on MPI_COMM_SELF would overlap), so every byte is read before it is written.
     return copy_down(static_cast<char *>(recvbuf), mine * extent, recvcounts[rank], datatype);
 }
 }  // namespace
@@ -692,8 +692,13 @@ int reduce_scatter_narrow(const void *sendbuf, void *recvbuf, const abi_Count re
     if (int rc = MPI_Comm_size(c, &n)) return err_out(rc);
     auto counts = std::make_shared<std::vector<int>>(size_t(n));
     bool fits = true;
+    auto intra = [c] {
+        int inter = 1;
+        MPI_Comm_test_inter(c, &inter);
+        return !inter;
+    };
     for (int i = 0; i < n; ++i) {
-        if (!c_fits_int(recvcounts[i]) && to.mode == wide_to::blocking) {
+        if (!c_fits_int(recvcounts[i]) && to.mode == wide_to::blocking && (!fits || intra())) {
             fits = false;
             continue;
         }

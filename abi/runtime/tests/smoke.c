@@ -253,14 +253,14 @@ int main(int argc, char **argv)
 
     /* an unsupported function reports MPI_ERR_UNSUPPORTED_OPERATION and names itself */
     /* (it names no object: MPI_COMM_SELF's handler is raised) */
-    MPI_Info hw = MPI_INFO_NULL;
+    MPI_Info fortran = MPI_INFO_NULL;
     OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
-    rc = MPI_Get_hw_resource_info(&hw);
+    rc = MPI_Abi_get_fortran_info(&fortran);
     OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
     OK(MPI_Error_class(rc, &cls));
     CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION);
     OK(MPI_Error_string(rc, msg, &mlen));
-    CHECK(strstr(msg, "MPI_Get_hw_resource_info") != NULL);
+    CHECK(strstr(msg, "MPI_Abi_get_fortran_info") != NULL);
 
     /* a user error handler receives the standard handle and class */
     MPI_Errhandler mine;

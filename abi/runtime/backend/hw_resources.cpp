@@ -83,15 +83,18 @@ std::string uri_of(hwloc_topology_t t, int depth)
 }
 
 // The instance of the type named `uri` ("hwloc://L3Cache", any case) that holds the calling
-// thread's binding, else no_instance (also for a type this machine does not have).
+// thread's binding, else no_instance (also for a type this machine does not have).  A type at
+// several depths (hwloc's Groups) numbers its instances per depth: the depth's place in the
+// list goes above the index, so that instances of different depths never share a number.
 int instance_of(const char *uri)
 {
     hwloc_topology_t t = topology();
     if (!t || strncasecmp(uri, uri_prefix, sizeof uri_prefix - 1) != 0) return no_instance;
     binding b(t);
-    for (int d : depths(t))
-        if (strcasecmp(uri_of(t, d).c_str(), uri) == 0)
-            if (int i = instance_at(t, d, b.set); i != no_instance) return i;
+    const std::vector<int> ds = depths(t);
+    for (size_t k = 0; k < ds.size(); ++k)
+        if (strcasecmp(uri_of(t, ds[k]).c_str(), uri) == 0)
+            if (int i = instance_at(t, ds[k], b.set); i != no_instance) return int(k) << 20 | i;
     return no_instance;
 }
 

@@ -32,7 +32,8 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 GEN = os.path.join(ROOT, "abi", "runtime", "generated")
 MANUAL = [os.path.join(ROOT, "abi", "runtime", "backend", f) for f in ("manual.cpp", "emulated_types.cpp", "requests.cpp",
                                                                      "partitioned.cpp", "large_counts.cpp", "large_count_types.cpp",
-                                                                     "sessions.cpp", "buffers.cpp", "hw_resources.cpp")]
+                                                                     "sessions.cpp", "buffers.cpp", "hw_resources.cpp",
+                                                                     "datarep.cpp")]
 BACKENDS = ["mpich", "openmpi"]
 
 # Functions a native MPI has that anympi does not call, each for a defect of that MPI's version
@@ -84,6 +85,30 @@ LEAF_CALLS = {f"MPI_{n}" for n in (
     "Wtime", "Wtick", "Query_thread", "Is_thread_main", "Get_count", "Get_count_c",
     "Get_elements", "Get_elements_x", "Get_elements_c", "Test_cancelled")}
 
+# The data accesses of MPI-IO (reads and writes: every positioning, blocking, nonblocking and
+# split): the generated forward, unless the file's view uses a data representation registered
+# with MPI_Register_datarep, which anympi converts itself (datarep.hpp): ANYMPI_FILE_DATA.
+FILE_DATA = re.compile(r"MPI_File_i?(read|write)(_at)?(_all|_shared|_ordered)?(_begin|_end)?(_c)?")
+
+
+def file_data_line(f, byname):
+    """ANYMPI_FILE_DATA for a data access: its forward's parameters, what datarep_access takes,
+    and the native call of the int form over anympi's buffer (b_, n_ elements of t_; o_ the
+    native status or request)."""
+    b = byname[f.name[:-2]] if f.name.endswith("_c") else f
+    short = f.short
+    shape = ("end" if short.endswith("_end") else "begin" if "_begin" in short else
+             "nonblocking" if short.startswith("File_i") else "blocking")
+    data = {"end": "(buf, 0, nullptr, status)", "begin": "(buf, count, datatype, nullptr)",
+            "nonblocking": "(buf, count, datatype, request)", "blocking": "(buf, count, datatype, status)"}[shape]
+    own = {"buf": "b_", "count": "n_", "datatype": "t_", "status": "static_cast<MPI_Status *>(o_)",
+           "request": "static_cast<MPI_Request *>(o_)"}
+    native = ", ".join(own.get(p.name) or convert(b, p) for p in b.params)
+    params = ", ".join(p.name for p in f.params)
+    return (f"ANYMPI_FILE_DATA({f.name}, {'read' if 'read' in short else 'write'}, {shape}, ({params}), {data}, "
+            f"{b.name}({native}))")
+
+
 # Functions deliberately not provided, with the reason (everything else is generated or manual).
 # MPI_T events and sources where the MPI has none (Open MPI 4.1): the faithful answer is that
 # there are zero of them, not an error -- counts are 0 and every index, name and handle is
@@ -105,10 +130,6 @@ UNSUPPORTED = {
     "MPI_Abi_get_fortran_info": "anympi has no Fortran bindings",
     "MPI_Abi_set_fortran_booleans": "anympi has no Fortran bindings",
     "MPI_Abi_get_fortran_booleans": "anympi has no Fortran bindings",
-    **{f"MPI_Register_datarep{c}": "neither MPI can use a user data representation (measured: MPI_File_set_view "
-       "refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion "
-       "functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi "
-       "in every file read and write: not built" for c in ("", "_c")},
 }
 
 TYPE_RE = re.compile(r"\bMPI_([A-Za-z_0-9]+)")
@@ -501,7 +522,7 @@ def gen_sigs(funcs, cls):
         L.append(f"#define ANYMPI_SIG_{f.name} {abi_type(f.ret)} abi_{f.name}{params_decl(f, abi_type)}")
     L.append("/* the generated forwards that hand-written (extended) functions call: fwd_MPI_X */")
     for f in funcs:
-        if cls[f.name][:2] == ("manual", "extended"):
+        if cls[f.name][:2] == ("manual", "extended") or (cls[f.name][0] == "generated" and FILE_DATA.fullmatch(f.name)):
             L.append(f"#define ANYMPI_SIG_FWD_{f.name} {abi_type(f.ret)} fwd_{f.name}{params_decl(f, abi_type)}")
             L.append(f"ANYMPI_SIG_FWD_{f.name};")
     L += ["#endif", ""]
@@ -740,7 +761,8 @@ def gen_backend(funcs, cls, haves, narrow, persistent):
          "// ANYMPI_PERSISTENT(name, nonblocking, ...): anympi's persistent request (requests.hpp) where the MPI lacks name.",
          "// ANYMPI_FWD_AS(name, ...): fwd_name, the forward that the hand-written (extended) name calls.",
          "// ANYMPI_WIDE / ANYMPI_CHUNKED(name, int form, ...): a _c function where the MPI lacks it (large_counts.hpp).",
-         '#include "backend.hpp"', '#include "requests.hpp"', '#include "large_counts.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
+         "// ANYMPI_FILE_DATA(name, ...): a data access, converted where the view uses a registered representation (datarep.hpp).",
+         '#include "backend.hpp"', '#include "requests.hpp"', '#include "large_counts.hpp"', '#include "datarep.hpp"', "", "#include <cstdio>", "#include <cstdlib>", "",
          "using namespace anympi::backend;", "",
          "// The op of a reduction, seen with its datatype (manual.cpp: value-index types).",
          "namespace anympi::backend { MPI_Op c_op_in(abi_Op op, abi_Datatype datatype); }",
@@ -756,24 +778,36 @@ def gen_backend(funcs, cls, haves, narrow, persistent):
             else:
                 L.append(f"ANYMPI_SIG_{f.name};")
     L.append("")
+    byname = {f.name: f for f in funcs}
     for f in funcs:
         how = cls[f.name]
         both = all(h[0] for h in haves)
         if how[0] == "generated":
             line = guarded(f, f"ANYMPI_FWD({f.name}, {how[1]})")
             unsup = unsupported_line(f, "not provided by this MPI")
+            block = []
             if f.name in haves[0][1] and f.name in haves[1][1]:
-                L.append(line)
+                block.append(line)
             else:  # the native function, else anympi's persistent request, else the int form
-                L += [f"#if ANYMPI_HAVE_{f.name}", line]
+                block += [f"#if ANYMPI_HAVE_{f.name}", line]
                 for via, emulated in persistent.get(f.name) or []:
-                    L += [f"#elif ANYMPI_HAVE_{via}", emulated]
+                    block += [f"#elif ANYMPI_HAVE_{via}", emulated]
                 if narrow.get(f.name) and not persistent.get(f.name):
                     via, _, narrowed = narrow[f.name]
-                    L += [f"#elif ANYMPI_HAVE_{via}", narrowed]
+                    block += [f"#elif ANYMPI_HAVE_{via}", narrowed]
                 if f.name in NO_EVENTS:
                     unsup = f"ANYMPI_SIG_{f.name} {{ return {NO_EVENTS[f.name]}; }}"
-                L += ["#else", unsup, "#endif"]
+                block += ["#else", unsup, "#endif"]
+            if FILE_DATA.fullmatch(f.name):  # the forward is fwd_name; name checks the view first
+                for i, x in enumerate(block):
+                    if x.startswith(("ANYMPI_FWD(", "ANYMPI_WIDE(")):
+                        block[i] = x.replace("(", "_AS(", 1)
+                    elif x.startswith("ANYMPI_UNSUPPORTED"):  # every MPI-IO has the int forms
+                        block[i] = f'#error "{f.name}: the MPI underneath has no MPI-IO"'
+                    elif not x.startswith("#"):
+                        sys.exit(f"{f.name}: no forward under another name for {x}")
+                block.append(file_data_line(f, byname))
+            L += block
         elif how[0] in ("unsupported", "front"):
             reason = how[1].replace('"', "'")
             L.append(unsupported_line(f, reason))

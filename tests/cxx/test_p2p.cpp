@@ -240,7 +240,7 @@ TEST(Errors, BindingErrorsGoThroughTheHandler) {
 }
 
 // The message names the procedure once, also when the MPI's string already starts with it (as
-// anympi's runtime writes its own errors: "MPI_Register_datarep: neither MPI ...").
+// anympi's runtime writes its own errors: "MPI_Abi_get_fortran_info: anympi has no ...").
 TEST(Errors, MessageNamesTheProcedureOnce) {
   int cls = 0, named = 0, plain = 0;
   MPI_CXX_CALL(MPI_Add_error_class, &cls);

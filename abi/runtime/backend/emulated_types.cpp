@@ -20,6 +20,7 @@
 // orders MPI_OFFSET as unsigned in MPI_MIN/MPI_MAX (min(-5, 3) is 3): where a probe at start
 // shows that, those two are anympi's as well.
 #include "emulated_types.hpp"
+#include "datarep.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -675,9 +676,11 @@ ANYMPI_MANUAL(MPI_Type_match_size, forwarded, "MPIX_TYPECLASS_LOGICAL (MPI-5.0) 
     return err_out(MPI_Type_match_size(cin<cat::typeclass>(typeclass), size, c_hout(datatype)));
 }
 
-ANYMPI_MANUAL(MPI_File_get_view, forwarded, "an emulated predefined etype or filetype (MPI_REAL2 ...) comes back as itself, not as the MPI's duplicate of its stand-in (emulated_types.cpp)")
+ANYMPI_MANUAL(MPI_File_get_view, forwarded, "an emulated predefined etype or filetype (MPI_REAL2 ...) comes back as itself, not as the MPI's duplicate of its stand-in (emulated_types.cpp); under a registered data representation, its name and the caller's types (datarep.cpp)")
 {
-    int rc = MPI_File_get_view(to_native(fh), c_disp_out(disp), c_hout(etype), c_hout(filetype), datarep);
+    int rc = 0;
+    if (datarep_get_view(fh, disp, etype, filetype, datarep, &rc)) return rc;  // a registered representation
+    rc = MPI_File_get_view(to_native(fh), c_disp_out(disp), c_hout(etype), c_hout(filetype), datarep);
     if (rc != MPI_SUCCESS) return err_out(rc);
     std::lock_guard<std::mutex> g(emu_mutex);
     for (abi_Datatype *p : {etype, filetype}) {

@@ -150,8 +150,13 @@ int get_count_wide(const abi_Status *status, abi_Datatype datatype, abi_Count *c
 
 // A _c function over the int form, with every (count, datatype) pair widened (wide_pairs);
 // fits checks the counts that are not in a pair.
-#define ANYMPI_WIDE_IF(name, check, base, obj, fits, pairs, args)                                 \
-    ANYMPI_SIG_##name                                                                              \
+#define ANYMPI_WIDE_IF(name, check, base, obj, fits, pairs, args) \
+    ANYMPI_WIDE_BODY(ANYMPI_SIG_##name, name, check, base, obj, fits, pairs, args)
+// The same as fwd_name, for a name whose generated function handles some cases first (datarep.hpp).
+#define ANYMPI_WIDE_AS(name, base, obj, fits, pairs, args) \
+    ANYMPI_WIDE_BODY(ANYMPI_SIG_FWD_##name, name, 0, base, obj, fits, pairs, args)
+#define ANYMPI_WIDE_BODY(sig, name, check, base, obj, fits, pairs, args)                          \
+    sig                                                                                            \
     {                                                                                              \
         if (const int e_ = (check)) return e_;                                                     \
         if (!(fits))                                                                               \

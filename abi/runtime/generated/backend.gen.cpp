@@ -4,9 +4,11 @@
 // ANYMPI_PERSISTENT(name, nonblocking, ...): anympi's persistent request (requests.hpp) where the MPI lacks name.
 // ANYMPI_FWD_AS(name, ...): fwd_name, the forward that the hand-written (extended) name calls.
 // ANYMPI_WIDE / ANYMPI_CHUNKED(name, int form, ...): a _c function where the MPI lacks it (large_counts.hpp).
+// ANYMPI_FILE_DATA(name, ...): a data access, converted where the view uses a registered representation (datarep.hpp).
 #include "backend.hpp"
 #include "requests.hpp"
 #include "large_counts.hpp"
+#include "datarep.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -64,8 +66,12 @@ ANYMPI_SIG_MPI_Comm_spawn;
 ANYMPI_SIG_MPI_Comm_spawn_multiple;
 ANYMPI_SIG_MPI_Comm_split_type;
 ANYMPI_SIG_MPI_Dist_graph_create;
+ANYMPI_SIG_MPI_File_close;
 ANYMPI_SIG_MPI_File_create_errhandler;
+ANYMPI_SIG_MPI_File_get_type_extent;
+ANYMPI_SIG_MPI_File_get_type_extent_c;
 ANYMPI_SIG_MPI_File_get_view;
+ANYMPI_SIG_MPI_File_set_view;
 ANYMPI_SIG_MPI_Finalize;
 ANYMPI_SIG_MPI_Finalized;
 ANYMPI_SIG_MPI_Gatherv_c;
@@ -129,6 +135,8 @@ ANYMPI_SIG_MPI_Psend_init_c;
 ANYMPI_SIG_MPI_Reduce_scatter_c;
 ANYMPI_SIG_MPI_Reduce_scatter_block_c;
 ANYMPI_SIG_MPI_Reduce_scatter_init_c;
+ANYMPI_SIG_MPI_Register_datarep;
+ANYMPI_SIG_MPI_Register_datarep_c;
 ANYMPI_SIG_MPI_Remove_error_class;
 ANYMPI_SIG_MPI_Remove_error_code;
 ANYMPI_SIG_MPI_Remove_error_string;
@@ -438,7 +446,7 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init_c, errh_of(comm), "not provided by this M
 #endif
 ANYMPI_FWD_IF(MPI_Fetch_and_op, emulated_acc_refused("MPI_Fetch_and_op", errh_of(win), op, datatype), (c_buf(origin_addr), c_buf(result_addr), c_hin(datatype), c_rank_in(target_rank), target_disp, c_hin(op), c_hin(win)))
 ANYMPI_FWD(MPI_File_call_errhandler, (c_hin(fh), c_errc_in(errorcode)))
-ANYMPI_FWD(MPI_File_close, (c_hio(fh)))
+ANYMPI_FWD_AS(MPI_File_close, (c_hio(fh)))
 ANYMPI_FWD(MPI_File_delete, (filename, c_hin(info)))
 ANYMPI_FWD(MPI_File_get_amode, (c_hin(fh), c_bout<cat::amode>(amode)))
 ANYMPI_FWD(MPI_File_get_atomicity, (c_hin(fh), flag))
@@ -449,254 +457,309 @@ ANYMPI_FWD(MPI_File_get_info, (c_hin(fh), c_hout(info_used)))
 ANYMPI_FWD(MPI_File_get_position, (c_hin(fh), c_i64p(offset)))
 ANYMPI_FWD(MPI_File_get_position_shared, (c_hin(fh), c_i64p(offset)))
 ANYMPI_FWD(MPI_File_get_size, (c_hin(fh), c_i64p(size)))
-ANYMPI_FWD(MPI_File_get_type_extent, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
-#if ANYMPI_HAVE_MPI_File_get_type_extent_c
-ANYMPI_FWD(MPI_File_get_type_extent_c, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
-#elif ANYMPI_HAVE_MPI_File_get_type_extent
-ANYMPI_NARROW(MPI_File_get_type_extent_c, MPI_File_get_type_extent, errh_of(fh), true, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
-#else
-ANYMPI_UNSUPPORTED(MPI_File_get_type_extent_c, errh_of(fh), "not provided by this MPI")
-#endif
-ANYMPI_FWD(MPI_File_iread, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_get_type_extent, (c_hin(fh), c_hin(datatype), c_i64p(extent)))
+ANYMPI_FWD_AS(MPI_File_iread, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread, read, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iread_c
-ANYMPI_FWD(MPI_File_iread_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iread_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread
-ANYMPI_WIDE(MPI_File_iread_c, MPI_File_iread, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iread_c, MPI_File_iread, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iread_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iread_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_c, read, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iread_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_all, read, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread_all(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iread_all_c
-ANYMPI_FWD(MPI_File_iread_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iread_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_all
-ANYMPI_WIDE(MPI_File_iread_all_c, MPI_File_iread_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iread_all_c, MPI_File_iread_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_all_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iread_all_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iread_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_all_c, read, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread_all(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iread_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_at, read, nonblocking, (fh, offset, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread_at(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iread_at_c
-ANYMPI_FWD(MPI_File_iread_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iread_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_at
-ANYMPI_WIDE(MPI_File_iread_at_c, MPI_File_iread_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iread_at_c, MPI_File_iread_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_at_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iread_at_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iread_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_at_c, read, nonblocking, (fh, offset, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread_at(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iread_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_at_all, read, nonblocking, (fh, offset, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread_at_all(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iread_at_all_c
-ANYMPI_FWD(MPI_File_iread_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iread_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_at_all
-ANYMPI_WIDE(MPI_File_iread_at_all_c, MPI_File_iread_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iread_at_all_c, MPI_File_iread_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_at_all_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iread_at_all_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iread_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_at_all_c, read, nonblocking, (fh, offset, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread_at_all(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iread_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_shared, read, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread_shared(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iread_shared_c
-ANYMPI_FWD(MPI_File_iread_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iread_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iread_shared
-ANYMPI_WIDE(MPI_File_iread_shared_c, MPI_File_iread_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iread_shared_c, MPI_File_iread_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iread_shared_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iread_shared_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iwrite, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iread_shared_c, read, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iread_shared(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iwrite, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite, write, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iwrite_c
-ANYMPI_FWD(MPI_File_iwrite_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iwrite_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite
-ANYMPI_WIDE(MPI_File_iwrite_c, MPI_File_iwrite, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iwrite_c, MPI_File_iwrite, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iwrite_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iwrite_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite_c, write, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iwrite_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite_all, write, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite_all(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iwrite_all_c
-ANYMPI_FWD(MPI_File_iwrite_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iwrite_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_all
-ANYMPI_WIDE(MPI_File_iwrite_all_c, MPI_File_iwrite_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iwrite_all_c, MPI_File_iwrite_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_all_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iwrite_all_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iwrite_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite_all_c, write, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite_all(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iwrite_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite_at, write, nonblocking, (fh, offset, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite_at(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iwrite_at_c
-ANYMPI_FWD(MPI_File_iwrite_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iwrite_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_at
-ANYMPI_WIDE(MPI_File_iwrite_at_c, MPI_File_iwrite_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iwrite_at_c, MPI_File_iwrite_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_at_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iwrite_at_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iwrite_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite_at_c, write, nonblocking, (fh, offset, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite_at(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iwrite_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite_at_all, write, nonblocking, (fh, offset, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite_at_all(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iwrite_at_all_c
-ANYMPI_FWD(MPI_File_iwrite_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iwrite_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_at_all
-ANYMPI_WIDE(MPI_File_iwrite_at_all_c, MPI_File_iwrite_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iwrite_at_all_c, MPI_File_iwrite_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_at_all_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iwrite_at_all_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_iwrite_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite_at_all_c, write, nonblocking, (fh, offset, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite_at_all(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Request *>(o_)))
+ANYMPI_FWD_AS(MPI_File_iwrite_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FILE_DATA(MPI_File_iwrite_shared, write, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite_shared(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
 #if ANYMPI_HAVE_MPI_File_iwrite_shared_c
-ANYMPI_FWD(MPI_File_iwrite_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
+ANYMPI_FWD_AS(MPI_File_iwrite_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_File_iwrite_shared
-ANYMPI_WIDE(MPI_File_iwrite_shared_c, MPI_File_iwrite_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
+ANYMPI_WIDE_AS(MPI_File_iwrite_shared_c, MPI_File_iwrite_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_File_iwrite_shared_c, errh_of(fh), "not provided by this MPI", request)
+#error "MPI_File_iwrite_shared_c: the MPI underneath has no MPI-IO"
 #endif
+ANYMPI_FILE_DATA(MPI_File_iwrite_shared_c, write, nonblocking, (fh, buf, count, datatype, request), (buf, count, datatype, request), MPI_File_iwrite_shared(c_hin(fh), b_, n_, t_, static_cast<MPI_Request *>(o_)))
 ANYMPI_FWD(MPI_File_open, (c_hin(comm), filename, c_bin<cat::amode>(amode), c_hin(info), c_hout(fh)))
 ANYMPI_FWD(MPI_File_preallocate, (c_hin(fh), size))
-ANYMPI_FWD(MPI_File_read, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_read, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read, read, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_read_c
-ANYMPI_FWD(MPI_File_read_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_read_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read
-ANYMPI_WIDE(MPI_File_read_c, MPI_File_read, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_read_c, MPI_File_read, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_read_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_c, read, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_read_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_all, read, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_all(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_read_all_c
-ANYMPI_FWD(MPI_File_read_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_read_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_all
-ANYMPI_WIDE(MPI_File_read_all_c, MPI_File_read_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_read_all_c, MPI_File_read_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_all_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_all_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_read_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_read_all_c, read, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_all(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_read_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_read_all_begin, read, begin, (fh, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_read_all_begin(c_hin(fh), b_, n_, t_))
 #if ANYMPI_HAVE_MPI_File_read_all_begin_c
-ANYMPI_FWD(MPI_File_read_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD_AS(MPI_File_read_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_all_begin
-ANYMPI_WIDE(MPI_File_read_all_begin_c, MPI_File_read_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
+ANYMPI_WIDE_AS(MPI_File_read_all_begin_c, MPI_File_read_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_all_begin_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_all_begin_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_read_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD(MPI_File_read_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_all_begin_c, read, begin, (fh, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_read_all_begin(c_hin(fh), b_, n_, t_))
+ANYMPI_FWD_AS(MPI_File_read_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_all_end, read, end, (fh, buf, status), (buf, 0, nullptr, status), MPI_File_read_all_end(c_hin(fh), b_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_read_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_at, read, blocking, (fh, offset, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_at(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_read_at_c
-ANYMPI_FWD(MPI_File_read_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_read_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_at
-ANYMPI_WIDE(MPI_File_read_at_c, MPI_File_read_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_read_at_c, MPI_File_read_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_at_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_at_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_read_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_at_c, read, blocking, (fh, offset, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_at(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_read_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_at_all, read, blocking, (fh, offset, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_at_all(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_read_at_all_c
-ANYMPI_FWD(MPI_File_read_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_read_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_at_all
-ANYMPI_WIDE(MPI_File_read_at_all_c, MPI_File_read_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_read_at_all_c, MPI_File_read_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_at_all_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_at_all_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_read_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_read_at_all_c, read, blocking, (fh, offset, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_at_all(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_read_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_read_at_all_begin, read, begin, (fh, offset, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_read_at_all_begin(c_hin(fh), offset, b_, n_, t_))
 #if ANYMPI_HAVE_MPI_File_read_at_all_begin_c
-ANYMPI_FWD(MPI_File_read_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD_AS(MPI_File_read_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_at_all_begin
-ANYMPI_WIDE(MPI_File_read_at_all_begin_c, MPI_File_read_at_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0)))
+ANYMPI_WIDE_AS(MPI_File_read_at_all_begin_c, MPI_File_read_at_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_at_all_begin_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_at_all_begin_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_read_at_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD(MPI_File_read_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_at_all_begin_c, read, begin, (fh, offset, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_read_at_all_begin(c_hin(fh), offset, b_, n_, t_))
+ANYMPI_FWD_AS(MPI_File_read_at_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_at_all_end, read, end, (fh, buf, status), (buf, 0, nullptr, status), MPI_File_read_at_all_end(c_hin(fh), b_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_read_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_ordered, read, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_ordered(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_read_ordered_c
-ANYMPI_FWD(MPI_File_read_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_read_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_ordered
-ANYMPI_WIDE(MPI_File_read_ordered_c, MPI_File_read_ordered, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_read_ordered_c, MPI_File_read_ordered, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_ordered_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_ordered_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_read_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_read_ordered_c, read, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_ordered(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_read_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_read_ordered_begin, read, begin, (fh, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_read_ordered_begin(c_hin(fh), b_, n_, t_))
 #if ANYMPI_HAVE_MPI_File_read_ordered_begin_c
-ANYMPI_FWD(MPI_File_read_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD_AS(MPI_File_read_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_read_ordered_begin
-ANYMPI_WIDE(MPI_File_read_ordered_begin_c, MPI_File_read_ordered_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
+ANYMPI_WIDE_AS(MPI_File_read_ordered_begin_c, MPI_File_read_ordered_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_ordered_begin_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_ordered_begin_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_read_ordered_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD(MPI_File_read_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_ordered_begin_c, read, begin, (fh, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_read_ordered_begin(c_hin(fh), b_, n_, t_))
+ANYMPI_FWD_AS(MPI_File_read_ordered_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_ordered_end, read, end, (fh, buf, status), (buf, 0, nullptr, status), MPI_File_read_ordered_end(c_hin(fh), b_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_read_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_read_shared, read, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_shared(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_read_shared_c
-ANYMPI_FWD(MPI_File_read_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_read_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_read_shared
-ANYMPI_WIDE(MPI_File_read_shared_c, MPI_File_read_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_read_shared_c, MPI_File_read_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_read_shared_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_read_shared_c: the MPI underneath has no MPI-IO"
 #endif
+ANYMPI_FILE_DATA(MPI_File_read_shared_c, read, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_read_shared(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 ANYMPI_FWD(MPI_File_seek, (c_hin(fh), offset, c_cin<cat::seek>(whence)))
 ANYMPI_FWD(MPI_File_seek_shared, (c_hin(fh), offset, c_cin<cat::seek>(whence)))
 ANYMPI_FWD(MPI_File_set_atomicity, (c_hin(fh), flag))
 ANYMPI_FWD(MPI_File_set_errhandler, (c_hin(file), c_hin(errhandler)))
 ANYMPI_FWD(MPI_File_set_info, (c_hin(fh), c_hin(info)))
 ANYMPI_FWD(MPI_File_set_size, (c_hin(fh), size))
-ANYMPI_FWD(MPI_File_set_view, (c_hin(fh), c_disp_in(disp), c_hin(etype), c_hin(filetype), datarep, c_hin(info)))
+ANYMPI_FWD_AS(MPI_File_set_view, (c_hin(fh), c_disp_in(disp), c_hin(etype), c_hin(filetype), datarep, c_hin(info)))
 ANYMPI_FWD(MPI_File_sync, (c_hin(fh)))
-ANYMPI_FWD(MPI_File_write, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_write, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write, write, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_write_c
-ANYMPI_FWD(MPI_File_write_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_write_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write
-ANYMPI_WIDE(MPI_File_write_c, MPI_File_write, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_write_c, MPI_File_write, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_write_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_c, write, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_write_all, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_all, write, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_all(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_write_all_c
-ANYMPI_FWD(MPI_File_write_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_write_all_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_all
-ANYMPI_WIDE(MPI_File_write_all_c, MPI_File_write_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_write_all_c, MPI_File_write_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_all_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_all_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_write_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_write_all_c, write, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_all(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_write_all_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_write_all_begin, write, begin, (fh, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_write_all_begin(c_hin(fh), b_, n_, t_))
 #if ANYMPI_HAVE_MPI_File_write_all_begin_c
-ANYMPI_FWD(MPI_File_write_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD_AS(MPI_File_write_all_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_all_begin
-ANYMPI_WIDE(MPI_File_write_all_begin_c, MPI_File_write_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
+ANYMPI_WIDE_AS(MPI_File_write_all_begin_c, MPI_File_write_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_all_begin_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_all_begin_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_write_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD(MPI_File_write_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_all_begin_c, write, begin, (fh, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_write_all_begin(c_hin(fh), b_, n_, t_))
+ANYMPI_FWD_AS(MPI_File_write_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_all_end, write, end, (fh, buf, status), (buf, 0, nullptr, status), MPI_File_write_all_end(c_hin(fh), b_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_write_at, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_at, write, blocking, (fh, offset, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_at(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_write_at_c
-ANYMPI_FWD(MPI_File_write_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_write_at_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_at
-ANYMPI_WIDE(MPI_File_write_at_c, MPI_File_write_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_write_at_c, MPI_File_write_at, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_at_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_at_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_write_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_at_c, write, blocking, (fh, offset, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_at(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_write_at_all, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_at_all, write, blocking, (fh, offset, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_at_all(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_write_at_all_c
-ANYMPI_FWD(MPI_File_write_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_write_at_all_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_at_all
-ANYMPI_WIDE(MPI_File_write_at_all_c, MPI_File_write_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_write_at_all_c, MPI_File_write_at_all, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_at_all_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_at_all_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_write_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_write_at_all_c, write, blocking, (fh, offset, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_at_all(c_hin(fh), offset, b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_write_at_all_begin, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_write_at_all_begin, write, begin, (fh, offset, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_write_at_all_begin(c_hin(fh), offset, b_, n_, t_))
 #if ANYMPI_HAVE_MPI_File_write_at_all_begin_c
-ANYMPI_FWD(MPI_File_write_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD_AS(MPI_File_write_at_all_begin_c, (c_hin(fh), offset, c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_at_all_begin
-ANYMPI_WIDE(MPI_File_write_at_all_begin_c, MPI_File_write_at_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0)))
+ANYMPI_WIDE_AS(MPI_File_write_at_all_begin_c, MPI_File_write_at_all_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), offset, c_buf(buf), w_.count(0), w_.type(0)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_at_all_begin_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_at_all_begin_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_write_at_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD(MPI_File_write_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_at_all_begin_c, write, begin, (fh, offset, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_write_at_all_begin(c_hin(fh), offset, b_, n_, t_))
+ANYMPI_FWD_AS(MPI_File_write_at_all_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_at_all_end, write, end, (fh, buf, status), (buf, 0, nullptr, status), MPI_File_write_at_all_end(c_hin(fh), b_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_write_ordered, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_ordered, write, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_ordered(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_write_ordered_c
-ANYMPI_FWD(MPI_File_write_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_write_ordered_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_ordered
-ANYMPI_WIDE(MPI_File_write_ordered_c, MPI_File_write_ordered, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_write_ordered_c, MPI_File_write_ordered, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_ordered_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_ordered_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_write_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_write_ordered_c, write, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_ordered(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_write_ordered_begin, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FILE_DATA(MPI_File_write_ordered_begin, write, begin, (fh, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_write_ordered_begin(c_hin(fh), b_, n_, t_))
 #if ANYMPI_HAVE_MPI_File_write_ordered_begin_c
-ANYMPI_FWD(MPI_File_write_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
+ANYMPI_FWD_AS(MPI_File_write_ordered_begin_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_File_write_ordered_begin
-ANYMPI_WIDE(MPI_File_write_ordered_begin_c, MPI_File_write_ordered_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
+ANYMPI_WIDE_AS(MPI_File_write_ordered_begin_c, MPI_File_write_ordered_begin, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_ordered_begin_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_ordered_begin_c: the MPI underneath has no MPI-IO"
 #endif
-ANYMPI_FWD(MPI_File_write_ordered_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
-ANYMPI_FWD(MPI_File_write_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_ordered_begin_c, write, begin, (fh, buf, count, datatype), (buf, count, datatype, nullptr), MPI_File_write_ordered_begin(c_hin(fh), b_, n_, t_))
+ANYMPI_FWD_AS(MPI_File_write_ordered_end, (c_hin(fh), c_buf(buf), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_ordered_end, write, end, (fh, buf, status), (buf, 0, nullptr, status), MPI_File_write_ordered_end(c_hin(fh), b_, static_cast<MPI_Status *>(o_)))
+ANYMPI_FWD_AS(MPI_File_write_shared, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FILE_DATA(MPI_File_write_shared, write, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_shared(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 #if ANYMPI_HAVE_MPI_File_write_shared_c
-ANYMPI_FWD(MPI_File_write_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
+ANYMPI_FWD_AS(MPI_File_write_shared_c, (c_hin(fh), c_buf(buf), count, c_hin(datatype), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_File_write_shared
-ANYMPI_WIDE(MPI_File_write_shared_c, MPI_File_write_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
+ANYMPI_WIDE_AS(MPI_File_write_shared_c, MPI_File_write_shared, errh_of(fh), true, (count, c_hin(datatype)), (c_hin(fh), c_buf(buf), w_.count(0), w_.type(0), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_File_write_shared_c, errh_of(fh), "not provided by this MPI")
+#error "MPI_File_write_shared_c: the MPI underneath has no MPI-IO"
 #endif
+ANYMPI_FILE_DATA(MPI_File_write_shared_c, write, blocking, (fh, buf, count, datatype, status), (buf, count, datatype, status), MPI_File_write_shared(c_hin(fh), b_, n_, t_, static_cast<MPI_Status *>(o_)))
 ANYMPI_FWD(MPI_Free_mem, (c_buf(base)))
 ANYMPI_FWD_IF(MPI_Gather, c_in_place_root("MPI_Gather", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Gather_c
@@ -1119,8 +1182,6 @@ ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, MPI_Ireduce_scatter, errh_of(comm), t
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_UNSUPPORTED(MPI_Register_datarep, errh_self(), "neither MPI can use a user data representation (measured: MPI_File_set_view refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi in every file read and write: not built")
-ANYMPI_UNSUPPORTED(MPI_Register_datarep_c, errh_self(), "neither MPI can use a user data representation (measured: MPI_File_set_view refuses one on MPICH 4.0.2 and on Open MPI 4.1 with ompio and romio321, and ROMIO refuses conversion functions at registration with MPI_ERR_CONVERSION), so the conversions would have to run inside anympi in every file read and write: not built")
 ANYMPI_FWD_AS(MPI_Request_get_status, (c_hin(request), flag, c_st_out(status)))
 ANYMPI_FWD(MPI_Rget, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Rget_c

@@ -670,6 +670,136 @@
 ANYMPI_SIG_FWD_MPI_Cancel;
 #define ANYMPI_SIG_FWD_MPI_Comm_split_type int fwd_MPI_Comm_split_type(abi_Comm comm, int split_type, int key, abi_Info info, abi_Comm *newcomm)
 ANYMPI_SIG_FWD_MPI_Comm_split_type;
+#define ANYMPI_SIG_FWD_MPI_File_close int fwd_MPI_File_close(abi_File *fh)
+ANYMPI_SIG_FWD_MPI_File_close;
+#define ANYMPI_SIG_FWD_MPI_File_get_type_extent int fwd_MPI_File_get_type_extent(abi_File fh, abi_Datatype datatype, abi_Aint *extent)
+ANYMPI_SIG_FWD_MPI_File_get_type_extent;
+#define ANYMPI_SIG_FWD_MPI_File_iread int fwd_MPI_File_iread(abi_File fh, void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread;
+#define ANYMPI_SIG_FWD_MPI_File_iread_c int fwd_MPI_File_iread_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_c;
+#define ANYMPI_SIG_FWD_MPI_File_iread_all int fwd_MPI_File_iread_all(abi_File fh, void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_all;
+#define ANYMPI_SIG_FWD_MPI_File_iread_all_c int fwd_MPI_File_iread_all_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_all_c;
+#define ANYMPI_SIG_FWD_MPI_File_iread_at int fwd_MPI_File_iread_at(abi_File fh, abi_Offset offset, void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_at;
+#define ANYMPI_SIG_FWD_MPI_File_iread_at_c int fwd_MPI_File_iread_at_c(abi_File fh, abi_Offset offset, void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_at_c;
+#define ANYMPI_SIG_FWD_MPI_File_iread_at_all int fwd_MPI_File_iread_at_all(abi_File fh, abi_Offset offset, void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_at_all;
+#define ANYMPI_SIG_FWD_MPI_File_iread_at_all_c int fwd_MPI_File_iread_at_all_c(abi_File fh, abi_Offset offset, void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_at_all_c;
+#define ANYMPI_SIG_FWD_MPI_File_iread_shared int fwd_MPI_File_iread_shared(abi_File fh, void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_shared;
+#define ANYMPI_SIG_FWD_MPI_File_iread_shared_c int fwd_MPI_File_iread_shared_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iread_shared_c;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite int fwd_MPI_File_iwrite(abi_File fh, const void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_c int fwd_MPI_File_iwrite_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_c;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_all int fwd_MPI_File_iwrite_all(abi_File fh, const void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_all;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_all_c int fwd_MPI_File_iwrite_all_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_all_c;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_at int fwd_MPI_File_iwrite_at(abi_File fh, abi_Offset offset, const void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_at;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_at_c int fwd_MPI_File_iwrite_at_c(abi_File fh, abi_Offset offset, const void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_at_c;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_at_all int fwd_MPI_File_iwrite_at_all(abi_File fh, abi_Offset offset, const void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_at_all;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_at_all_c int fwd_MPI_File_iwrite_at_all_c(abi_File fh, abi_Offset offset, const void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_at_all_c;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_shared int fwd_MPI_File_iwrite_shared(abi_File fh, const void *buf, int count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_shared;
+#define ANYMPI_SIG_FWD_MPI_File_iwrite_shared_c int fwd_MPI_File_iwrite_shared_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype, abi_Request *request)
+ANYMPI_SIG_FWD_MPI_File_iwrite_shared_c;
+#define ANYMPI_SIG_FWD_MPI_File_read int fwd_MPI_File_read(abi_File fh, void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read;
+#define ANYMPI_SIG_FWD_MPI_File_read_c int fwd_MPI_File_read_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_c;
+#define ANYMPI_SIG_FWD_MPI_File_read_all int fwd_MPI_File_read_all(abi_File fh, void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_all;
+#define ANYMPI_SIG_FWD_MPI_File_read_all_c int fwd_MPI_File_read_all_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_all_c;
+#define ANYMPI_SIG_FWD_MPI_File_read_all_begin int fwd_MPI_File_read_all_begin(abi_File fh, void *buf, int count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_read_all_begin;
+#define ANYMPI_SIG_FWD_MPI_File_read_all_begin_c int fwd_MPI_File_read_all_begin_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_read_all_begin_c;
+#define ANYMPI_SIG_FWD_MPI_File_read_all_end int fwd_MPI_File_read_all_end(abi_File fh, void *buf, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_all_end;
+#define ANYMPI_SIG_FWD_MPI_File_read_at int fwd_MPI_File_read_at(abi_File fh, abi_Offset offset, void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_at;
+#define ANYMPI_SIG_FWD_MPI_File_read_at_c int fwd_MPI_File_read_at_c(abi_File fh, abi_Offset offset, void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_at_c;
+#define ANYMPI_SIG_FWD_MPI_File_read_at_all int fwd_MPI_File_read_at_all(abi_File fh, abi_Offset offset, void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_at_all;
+#define ANYMPI_SIG_FWD_MPI_File_read_at_all_c int fwd_MPI_File_read_at_all_c(abi_File fh, abi_Offset offset, void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_at_all_c;
+#define ANYMPI_SIG_FWD_MPI_File_read_at_all_begin int fwd_MPI_File_read_at_all_begin(abi_File fh, abi_Offset offset, void *buf, int count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_read_at_all_begin;
+#define ANYMPI_SIG_FWD_MPI_File_read_at_all_begin_c int fwd_MPI_File_read_at_all_begin_c(abi_File fh, abi_Offset offset, void *buf, abi_Count count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_read_at_all_begin_c;
+#define ANYMPI_SIG_FWD_MPI_File_read_at_all_end int fwd_MPI_File_read_at_all_end(abi_File fh, void *buf, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_at_all_end;
+#define ANYMPI_SIG_FWD_MPI_File_read_ordered int fwd_MPI_File_read_ordered(abi_File fh, void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_ordered;
+#define ANYMPI_SIG_FWD_MPI_File_read_ordered_c int fwd_MPI_File_read_ordered_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_ordered_c;
+#define ANYMPI_SIG_FWD_MPI_File_read_ordered_begin int fwd_MPI_File_read_ordered_begin(abi_File fh, void *buf, int count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_read_ordered_begin;
+#define ANYMPI_SIG_FWD_MPI_File_read_ordered_begin_c int fwd_MPI_File_read_ordered_begin_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_read_ordered_begin_c;
+#define ANYMPI_SIG_FWD_MPI_File_read_ordered_end int fwd_MPI_File_read_ordered_end(abi_File fh, void *buf, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_ordered_end;
+#define ANYMPI_SIG_FWD_MPI_File_read_shared int fwd_MPI_File_read_shared(abi_File fh, void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_shared;
+#define ANYMPI_SIG_FWD_MPI_File_read_shared_c int fwd_MPI_File_read_shared_c(abi_File fh, void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_read_shared_c;
+#define ANYMPI_SIG_FWD_MPI_File_set_view int fwd_MPI_File_set_view(abi_File fh, abi_Offset disp, abi_Datatype etype, abi_Datatype filetype, const char *datarep, abi_Info info)
+ANYMPI_SIG_FWD_MPI_File_set_view;
+#define ANYMPI_SIG_FWD_MPI_File_write int fwd_MPI_File_write(abi_File fh, const void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write;
+#define ANYMPI_SIG_FWD_MPI_File_write_c int fwd_MPI_File_write_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_c;
+#define ANYMPI_SIG_FWD_MPI_File_write_all int fwd_MPI_File_write_all(abi_File fh, const void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_all;
+#define ANYMPI_SIG_FWD_MPI_File_write_all_c int fwd_MPI_File_write_all_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_all_c;
+#define ANYMPI_SIG_FWD_MPI_File_write_all_begin int fwd_MPI_File_write_all_begin(abi_File fh, const void *buf, int count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_write_all_begin;
+#define ANYMPI_SIG_FWD_MPI_File_write_all_begin_c int fwd_MPI_File_write_all_begin_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_write_all_begin_c;
+#define ANYMPI_SIG_FWD_MPI_File_write_all_end int fwd_MPI_File_write_all_end(abi_File fh, const void *buf, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_all_end;
+#define ANYMPI_SIG_FWD_MPI_File_write_at int fwd_MPI_File_write_at(abi_File fh, abi_Offset offset, const void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_at;
+#define ANYMPI_SIG_FWD_MPI_File_write_at_c int fwd_MPI_File_write_at_c(abi_File fh, abi_Offset offset, const void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_at_c;
+#define ANYMPI_SIG_FWD_MPI_File_write_at_all int fwd_MPI_File_write_at_all(abi_File fh, abi_Offset offset, const void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_at_all;
+#define ANYMPI_SIG_FWD_MPI_File_write_at_all_c int fwd_MPI_File_write_at_all_c(abi_File fh, abi_Offset offset, const void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_at_all_c;
+#define ANYMPI_SIG_FWD_MPI_File_write_at_all_begin int fwd_MPI_File_write_at_all_begin(abi_File fh, abi_Offset offset, const void *buf, int count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_write_at_all_begin;
+#define ANYMPI_SIG_FWD_MPI_File_write_at_all_begin_c int fwd_MPI_File_write_at_all_begin_c(abi_File fh, abi_Offset offset, const void *buf, abi_Count count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_write_at_all_begin_c;
+#define ANYMPI_SIG_FWD_MPI_File_write_at_all_end int fwd_MPI_File_write_at_all_end(abi_File fh, const void *buf, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_at_all_end;
+#define ANYMPI_SIG_FWD_MPI_File_write_ordered int fwd_MPI_File_write_ordered(abi_File fh, const void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_ordered;
+#define ANYMPI_SIG_FWD_MPI_File_write_ordered_c int fwd_MPI_File_write_ordered_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_ordered_c;
+#define ANYMPI_SIG_FWD_MPI_File_write_ordered_begin int fwd_MPI_File_write_ordered_begin(abi_File fh, const void *buf, int count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_write_ordered_begin;
+#define ANYMPI_SIG_FWD_MPI_File_write_ordered_begin_c int fwd_MPI_File_write_ordered_begin_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype)
+ANYMPI_SIG_FWD_MPI_File_write_ordered_begin_c;
+#define ANYMPI_SIG_FWD_MPI_File_write_ordered_end int fwd_MPI_File_write_ordered_end(abi_File fh, const void *buf, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_ordered_end;
+#define ANYMPI_SIG_FWD_MPI_File_write_shared int fwd_MPI_File_write_shared(abi_File fh, const void *buf, int count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_shared;
+#define ANYMPI_SIG_FWD_MPI_File_write_shared_c int fwd_MPI_File_write_shared_c(abi_File fh, const void *buf, abi_Count count, abi_Datatype datatype, abi_Status *status)
+ANYMPI_SIG_FWD_MPI_File_write_shared_c;
 #define ANYMPI_SIG_FWD_MPI_Op_free int fwd_MPI_Op_free(abi_Op *op)
 ANYMPI_SIG_FWD_MPI_Op_free;
 #define ANYMPI_SIG_FWD_MPI_Request_get_status int fwd_MPI_Request_get_status(abi_Request request, int *flag, abi_Status *status)

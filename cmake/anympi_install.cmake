@@ -57,6 +57,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(FILES ${PROJECT_SOURCE_DIR}/examples/installed/CMakeLists.txt
               ${PROJECT_SOURCE_DIR}/examples/c/demo.c ${PROJECT_SOURCE_DIR}/examples/c/demo.cpp
+              ${PROJECT_SOURCE_DIR}/examples/c/mpi_t_list.c
               ${PROJECT_SOURCE_DIR}/examples/cxx/fig1_stl_containers.cpp
               ${PROJECT_SOURCE_DIR}/examples/cxx/fig3_handles.cpp
               ${PROJECT_SOURCE_DIR}/examples/cxx/fig4_allgatherv.cpp

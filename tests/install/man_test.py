@@ -137,7 +137,7 @@ expect(rc == 0 and f"run with {prefix}/bin/mpiexec" in out, f"the installed exam
 rc, out, err = sh("cmake", "--build", build, timeout=600)
 expect(rc == 0, f"the installed examples build: {out}{err}")
 for backend, lib in (("mpich", "MPICH"), ("openmpi", "Open MPI")):
-    for exe, ranks in (("demo-c", "4"), ("demo-cxx", "2"), ("fig4_allgatherv", "2")):
+    for exe, ranks in (("demo-c", "4"), ("demo-cxx", "2"), ("fig4_allgatherv", "2"), ("mpi_t_list", "2")):
         rc, out, err = sh(os.path.join(prefix, "bin", "mpiexec"), "-n", ranks, os.path.join(build, exe),
                           timeout=120, ANYMPI_BACKEND=backend)
         expect(rc == 0, f"{exe} on {backend} at {ranks} ranks: exit {rc}: {out}{err}")

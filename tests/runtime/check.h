@@ -188,6 +188,8 @@ static inline int check_under(void)
 #endif
 /* Debian's MPICH 4.0.2 under Hydra fails every MPI_Comm_spawn ("Error in spawn call"). */
 #define QUIRK_MPICH_SPAWN (check_under() == CHECK_UNDER_MPICH)
+/* Debian's MPICH 4.0.2 (ch4:ucx) has no ports: MPI_Open_port fails ("not supported with ucx netmod"). */
+#define QUIRK_MPICH_PORTS (check_under() == CHECK_UNDER_MPICH)
 /* MPICH 4.0.2 leaves the status of MPI_Isendrecv unset (anympi uses its own over MPICH). */
 #define QUIRK_MPICH_ISENDRECV_STATUS (check_under() == CHECK_UNDER_MPICH && !CHECK_OVER_ABI)
 /* MPICH 4.0.2's MPI_Isendrecv_replace of a noncontiguous datatype receives wrong data, and the

@@ -41,21 +41,32 @@ static int be64_extent(MPI_Datatype t, MPI_Aint *extent, void *extra)
     return MPI_SUCCESS;
 }
 
-/* count ints of the (tiled) datatype, from int number `position` on: packed, then each widened. */
-static int be64_write_c(void *userbuf, MPI_Datatype t, MPI_Count count, void *filebuf, MPI_Offset position, void *extra)
+/* What a conversion starts with: the call counted, the ints per element of t (a datatype made
+ * of ints), where the element at int `position` begins in the caller's buffer. */
+static int conversion_begins(MPI_Datatype t, MPI_Offset position, void *extra, void *userbuf, char **at)
 {
     CHECK(extra == &conversions);
     ++conversions;
-    if (fail_conversion) return MPI_ERR_OTHER;
     int tsize = 0;
     MPI_Aint lb, ext;
     MPI_OK(MPI_Type_size(t, &tsize));
     MPI_OK(MPI_Type_get_extent(t, &lb, &ext));
     const int per = tsize / (int)sizeof(int);
-    CHECK(per > 0 && position % per == 0 && count % per == 0);
+    CHECK(per > 0 && position % per == 0);
+    *at = (char *)userbuf + (position / (per > 0 ? per : 1)) * ext;
+    return per > 0 ? per : 1;
+}
+
+/* count ints of the (tiled) datatype, from int number `position` on: packed, then each widened. */
+static int be64_write_c(void *userbuf, MPI_Datatype t, MPI_Count count, void *filebuf, MPI_Offset position, void *extra)
+{
+    char *at;
+    const int per = conversion_begins(t, position, extra, userbuf, &at);
+    if (fail_conversion) return MPI_ERR_OTHER;
+    CHECK(count % per == 0);
     int *packed = malloc((size_t)count * sizeof(int) + 1);
     int pos = 0;
-    MPI_OK(MPI_Pack((char *)userbuf + (position / per) * ext, (int)(count / per), t, packed,
+    MPI_OK(MPI_Pack(at, (int)(count / per), t, packed,
                     (int)(count * sizeof(int)), &pos, MPI_COMM_SELF));
     unsigned char *f = filebuf;
     for (MPI_Count i = 0; i < count; ++i) {
@@ -67,15 +78,9 @@ static int be64_write_c(void *userbuf, MPI_Datatype t, MPI_Count count, void *fi
 }
 static int be64_read_c(void *userbuf, MPI_Datatype t, MPI_Count count, void *filebuf, MPI_Offset position, void *extra)
 {
-    CHECK(extra == &conversions);
-    ++conversions;
+    char *at;
+    const int per = conversion_begins(t, position, extra, userbuf, &at);
     if (fail_conversion) return MPI_ERR_OTHER;
-    int tsize = 0;
-    MPI_Aint lb, ext;
-    MPI_OK(MPI_Type_size(t, &tsize));
-    MPI_OK(MPI_Type_get_extent(t, &lb, &ext));
-    const int per = tsize / (int)sizeof(int);
-    CHECK(per > 0 && position % per == 0);
     int *packed = malloc((size_t)count * sizeof(int) + 1);
     const unsigned char *f = filebuf;
     for (MPI_Count i = 0; i < count; ++i) {
@@ -83,11 +88,9 @@ static int be64_read_c(void *userbuf, MPI_Datatype t, MPI_Count count, void *fil
         for (int b = 0; b < 8; ++b) v = v << 8 | f[8 * i + b];
         packed[i] = (int)(int64_t)v;
     }
-    const MPI_Count whole = count / per, rest = count % per;
+    CHECK_EQ(count % per, 0); /* this test cuts reads short only of plain ints */
     int pos = 0;
-    char *at = (char *)userbuf + (position / per) * ext;
-    CHECK_EQ(rest, 0); /* this test cuts reads short only of plain ints */
-    MPI_OK(MPI_Unpack(packed, (int)(count * sizeof(int)), &pos, at, (int)whole, t, MPI_COMM_SELF));
+    MPI_OK(MPI_Unpack(packed, (int)(count * sizeof(int)), &pos, at, (int)(count / per), t, MPI_COMM_SELF));
     free(packed);
     return MPI_SUCCESS;
 }

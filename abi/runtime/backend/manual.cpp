@@ -1479,3 +1479,40 @@ ANYMPI_MANUAL(MPI_T_enum_get_item, forwarded, "value is the item's int (apis.jso
 {
     return err_out(MPI_T_enum_get_item(c_tin(enumtype), indx, value, name, name_len));
 }
+
+// ---------------------------------------------------------------- MPI_T's own start and end
+// MPI_T may be started before MPI_Init and ended after MPI_Finalize.  Open MPI 4.1 faults when
+// an MPI_T_finalize after MPI_Finalize releases a reference taken while the MPI ran (it closes
+// frameworks MPI_Finalize has closed; measured, natively too): there anympi leaves those
+// references open -- the process is ending -- and answers MPI_SUCCESS.  A reference taken
+// after MPI_Finalize is released as usual.
+namespace anympi::backend {
+namespace {
+std::atomic<int> t_refs_while_running{0};  // references taken before MPI_Finalize, still held
+bool native_finalized()
+{
+    int fin = 0;
+    MPI_Finalized(&fin);
+    return fin != 0;
+}
+}  // namespace
+}  // namespace anympi::backend
+
+ANYMPI_MANUAL(MPI_T_init_thread, extended, "the references taken before MPI_Finalize are counted: Open MPI 4.1 faults releasing one after it (manual.cpp)")
+{
+    const int rc = fwd_MPI_T_init_thread(required, provided);
+    if (native_t_finalize_faults_after_finalize && rc == 0 && !native_finalized()) ++t_refs_while_running;
+    return rc;
+}
+ANYMPI_MANUAL(MPI_T_finalize, extended, "after MPI_Finalize, a reference taken before it is left open on Open MPI 4.1, which faults releasing it (manual.cpp)")
+{
+    if (native_t_finalize_faults_after_finalize) {
+        const bool after = native_finalized();
+        for (int n = t_refs_while_running.load(); n > 0;)
+            if (t_refs_while_running.compare_exchange_weak(n, n - 1)) {
+                if (after) return 0;
+                break;
+            }
+    }
+    return fwd_MPI_T_finalize();
+}

@@ -67,6 +67,13 @@ constexpr bool native_checks_in_place_root = true;
 #else
 constexpr bool native_checks_in_place_root = false;
 #endif
+// Whether the MPI faults when an MPI_T_finalize after MPI_Finalize releases a tool-interface
+// reference taken while the MPI ran (Open MPI 4.1: it closes frameworks MPI_Finalize closed).
+#if defined(ANYMPI_BACKEND_OPENMPI)
+constexpr bool native_t_finalize_faults_after_finalize = true;
+#else
+constexpr bool native_t_finalize_faults_after_finalize = false;
+#endif
 constexpr int toint_bias =
 #if defined(ANYMPI_BACKEND_OPENMPI)
     0x400;

@@ -239,6 +239,8 @@ ANYMPI_SIG_MPI_T_event_handle_alloc;
 ANYMPI_SIG_MPI_T_event_handle_free;
 ANYMPI_SIG_MPI_T_event_register_callback;
 ANYMPI_SIG_MPI_T_event_set_dropped_handler;
+ANYMPI_SIG_MPI_T_finalize;
+ANYMPI_SIG_MPI_T_init_thread;
 ANYMPI_SIG_MPI_T_pvar_handle_alloc;
 
 ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_booleans, errh_self(), "anympi has no Fortran bindings")
@@ -1544,8 +1546,8 @@ ANYMPI_FWD(MPI_T_event_read, (c_tin(event_instance), c_cin<cat::undefined>(eleme
 #else
 ANYMPI_SIG_MPI_T_event_read { return t_no_handle(); }
 #endif
-ANYMPI_FWD(MPI_T_finalize, ())
-ANYMPI_FWD(MPI_T_init_thread, (c_cin<cat::thread>(required), c_cout<cat::thread>(provided)))
+ANYMPI_FWD_AS(MPI_T_finalize, ())
+ANYMPI_FWD_AS(MPI_T_init_thread, (c_cin<cat::thread>(required), c_cout<cat::thread>(provided)))
 ANYMPI_FWD(MPI_T_pvar_get_index, (name, c_cin<cat::t_pvar_class>(var_class), pvar_index))
 ANYMPI_FWD(MPI_T_pvar_get_info, (pvar_index, name, name_len, c_cout<cat::t_verbosity>(verbosity), c_cout<cat::t_pvar_class>(var_class), c_hout(datatype), c_tout(enumtype), desc, desc_len, c_cout<cat::t_bind>(bind), readonly, continuous, atomic))
 ANYMPI_FWD(MPI_T_pvar_get_num, (num_pvar))

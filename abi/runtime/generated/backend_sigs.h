@@ -820,4 +820,8 @@ ANYMPI_SIG_FWD_MPI_Wait;
 ANYMPI_SIG_FWD_MPI_Waitall;
 #define ANYMPI_SIG_FWD_MPI_Waitany int fwd_MPI_Waitany(int count, abi_Request array_of_requests[], int *indx, abi_Status *status)
 ANYMPI_SIG_FWD_MPI_Waitany;
+#define ANYMPI_SIG_FWD_MPI_T_finalize int fwd_MPI_T_finalize(void)
+ANYMPI_SIG_FWD_MPI_T_finalize;
+#define ANYMPI_SIG_FWD_MPI_T_init_thread int fwd_MPI_T_init_thread(int required, int *provided)
+ANYMPI_SIG_FWD_MPI_T_init_thread;
 #endif

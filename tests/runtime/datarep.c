@@ -4,9 +4,9 @@
  * widen each int, or narrow and MPI_Unpack.  So a write must leave exactly the widened values at
  * the places the view names, with element displacements scaled to 8-byte ints and byte
  * displacements kept as written; a read must give the ints back, through every positioning and
- * form (explicit offsets, individual pointer, collective, nonblocking, split), into memory types
- * with holes the conversion must not touch, and a read cut short by the end of the file must
- * count only what it read.  Also: the _c registration, MPI_CONVERSION_FN_NULL (data as they
+ * form (explicit offsets, individual and shared pointers, collective, nonblocking, split), into
+ * memory types with holes the conversion must not touch, and a read cut short by the end of the
+ * file must count only what it read.  Also: the _c registration, MPI_CONVERSION_FN_NULL (data as they
  * are), MPI_File_get_view and MPI_File_get_type_extent under the view, the errors
  * (MPI_ERR_DUP_DATAREP, MPI_ERR_ARG, MPI_ERR_CONVERSION from a failing function).  Neither MPI
  * here accepts a registered representation in MPI_File_set_view: over the ABI only. */
@@ -298,6 +298,45 @@ static void test_interleaved(const char *rep)
     if (rank == 0) MPI_OK(MPI_File_delete(fname, MPI_INFO_NULL));
 }
 
+/* The shared file pointer: write_ordered in rank order, read back by the split read_ordered. */
+static void test_ordered(void)
+{
+    char fname[300];
+    path(fname, sizeof fname, "ordered");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "anympi-be64", MPI_INFO_NULL));
+    int mine[2] = {100 * rank + 1, -(100 * rank + 2)}, back[2] = {0, 0};
+    MPI_Status st;
+    memset(&st, 0, sizeof st); /* ROMIO writes only the count */
+    int count = -1;
+    MPI_OK(MPI_File_write_ordered(fh, mine, 2, MPI_INT, &st));
+    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK_EQ(count, 2);
+    MPI_OK(MPI_File_sync(fh));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_File_sync(fh));
+    MPI_OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
+    MPI_OK(MPI_File_read_ordered_begin(fh, back, 2, MPI_INT));
+    MPI_OK(MPI_File_read_ordered_end(fh, back, &st));
+    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+    CHECK_EQ(count, 2);
+    CHECK_EQ(back[0], mine[0]);
+    CHECK_EQ(back[1], mine[1]);
+    /* In the file: rank r's two ints, widened, at 16 * r. */
+    const long want = 16L * size;
+    unsigned char *bytes = malloc((size_t)want + 16);
+    CHECK_EQ(raw(fh, bytes, want + 16), want);
+    for (int r = 0; r < size; ++r) {
+        CHECK_EQ(be64_at(bytes + 16 * r), (int64_t)(100 * r + 1));
+        CHECK_EQ(be64_at(bytes + 16 * r + 8), (int64_t)(-(100 * r + 2)));
+    }
+    free(bytes);
+    MPI_OK(MPI_File_close(&fh));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) MPI_OK(MPI_File_delete(fname, MPI_INFO_NULL));
+}
+
 /* One process: a read past the end counts what it read; MPI_CONVERSION_FN_NULL keeps the data
  * as they are in memory. */
 static void test_self(void)
@@ -360,6 +399,7 @@ int main(int argc, char **argv)
     test_register();
     test_interleaved("anympi-be64");
     test_interleaved("anympi-be64-c");
+    test_ordered();
     test_self();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) rmdir(dir);

@@ -14,6 +14,7 @@
 // once.  A type found at several depths (hwloc's Groups) is restricted at the highest depth
 // where the binding lies within one of its objects.
 #include "backend.hpp"
+#include "sessions.hpp"
 
 #include <hwloc.h>
 
@@ -126,8 +127,9 @@ int pset_color(MPI_Comm comm, const std::string &name)
 {
     int rank = 0, world_started = 0;
     MPI_Comm_rank(comm, &rank);
-    if (strcasecmp(name.c_str(), "mpi://SELF") == 0) return rank;
-    if (strcasecmp(name.c_str(), "mpi://WORLD") != 0) return no_instance;
+    const int set = pset_index(name.c_str());
+    if (set == pset_self) return rank;
+    if (set != pset_world) return no_instance;
     MPI_Initialized(&world_started);
     if (!world_started) return 0;
     MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL;

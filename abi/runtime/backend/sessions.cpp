@@ -185,16 +185,8 @@ const char *thread_level_name(int level)
          : level == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" : "MPI_THREAD_SINGLE";
 }
 
-// The process sets: their names, and what each is made of.
-const char *const pset_names[] = {"mpi://WORLD", "mpi://SELF"};
-constexpr int npsets = 2;
-int pset_index(const char *name)
-{
-    for (int i = 0; i < npsets; ++i)
-        if (strcasecmp(name, pset_names[i]) == 0) return i;  // as MPICH matches them
-    return -1;
-}
-MPI_Comm pset_comm(int i) { return i == 0 ? MPI_COMM_WORLD : MPI_COMM_SELF; }
+// What each process set (sessions.hpp) is made of.
+MPI_Comm pset_comm(int i) { return i == pset_world ? MPI_COMM_WORLD : MPI_COMM_SELF; }
 
 // The checks every call on a session makes; 0 or the error raised.
 #define ANYMPI_LIVE_SESSION(fn)                  \

@@ -95,11 +95,13 @@ public:
   T const* begin() const noexcept { return data(); }
   T const* end() const noexcept { return data() + n_; }
 
-private:
+  // n elements, their values unspecified: for a caller that writes every one.
   void resize_for_overwrite(std::size_t n) {
     if (n > N && n > capacity_) heap_.reset(new T[n]), capacity_ = n;
     n_ = n;
   }
+
+private:
   T local_[N];
   std::unique_ptr<T[]> heap_;
   std::size_t capacity_ = 0;  // of heap_

@@ -66,7 +66,8 @@ MPI_Count count_of(B const& b) {
 template <class B>
 small_vector<int> int_counts(B const& b) {
   auto const& c = mpi::counts(b);
-  small_vector<int> out(std::ranges::size(c), 0);
+  small_vector<int> out;
+  out.resize_for_overwrite(std::ranges::size(c));  // each element written below
   std::ranges::transform(c, out.begin(), [](auto n) { return static_cast<int>(n); });
   return out;
 }

@@ -135,6 +135,14 @@ static void test_register(void)
     CHECK_EQ(error_class_of(MPI_Register_datarep("", be64_read, be64_write, be64_extent, NULL)), MPI_ERR_ARG);
 }
 
+/* What every process wrote, visible to every process (MPI-IO's sync-barrier-sync). */
+static void settle(MPI_File fh)
+{
+    MPI_OK(MPI_File_sync(fh));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_File_sync(fh));
+}
+
 /* The whole file as bytes, through a native view. */
 static long raw(MPI_File fh, unsigned char *out, long cap)
 {
@@ -202,9 +210,7 @@ static void test_interleaved(const char *rep)
     MPI_OK(MPI_File_get_position(fh, &pos));
     CHECK_EQ(pos, 4);
     MPI_OK(MPI_File_write_at(fh, 4, out + 4, 2, MPI_INT, MPI_STATUS_IGNORE));
-    MPI_OK(MPI_File_sync(fh));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_File_sync(fh));
+    settle(fh);
 
     /* The bytes: rank r's i-th int, widened, big-endian, at 8 * (i * size + r). */
     const long want = 8L * N * size;
@@ -263,9 +269,7 @@ static void test_interleaved(const char *rep)
     SPIN(MPI_Test(&req, &flag, &st), flag);
     MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
     CHECK_EQ(count, 2);
-    MPI_OK(MPI_File_sync(fh));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_File_sync(fh));
+    settle(fh);
 
     /* Split collective: the ints written last. */
     int two[2] = {0, 0};
@@ -313,9 +317,7 @@ static void test_ordered(void)
     MPI_OK(MPI_File_write_ordered(fh, mine, 2, MPI_INT, &st));
     MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
     CHECK_EQ(count, 2);
-    MPI_OK(MPI_File_sync(fh));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    MPI_OK(MPI_File_sync(fh));
+    settle(fh);
     MPI_OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
     MPI_OK(MPI_File_read_ordered_begin(fh, back, 2, MPI_INT));
     MPI_OK(MPI_File_read_ordered_end(fh, back, &st));

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -299,7 +300,8 @@ int build_committed(const walk &w, abi_Datatype t, abi_Datatype *out)
     return rc;
 }
 
-abi_Datatype kept(abi_Datatype t)
+// What MPI_File_get_view hands back: a duplicate, which the caller frees (a predefined type as itself).
+abi_Datatype duplicate(abi_Datatype t)
 {
     if (predefined(t)) return t;
     abi_Datatype d = reinterpret_cast<abi_Datatype>(ABI_DATATYPE_NULL);
@@ -319,8 +321,8 @@ struct transfer {
     datarep_dir dir;
     void *buf;
     abi_Count count;
-    abi_Datatype datatype;  // the caller's, or (kept past the call) a duplicate of it
-    bool own_type = false;
+    abi_Datatype datatype;  // the caller's
+    std::optional<type_kept> keep;  // past the call: the caller may free its datatype meanwhile
     bool direct = false;    // no conversion: the caller's buffer and datatype go to the MPI
     sizes whole;            // of count elements
     std::unique_ptr<char[]> file;
@@ -329,16 +331,6 @@ struct transfer {
     transfer(const representation *r, errh_obj o_, const char *f, datarep_dir d, void *b, abi_Count n, abi_Datatype t)
         : rep(r), o(o_), fn(f), dir(d), buf(b), count(n), datatype(t)
     {
-    }
-    ~transfer()
-    {
-        if (own_type) release(datatype);
-    }
-    void keep_type()  // the caller may free its datatype before the access completes
-    {
-        if (own_type || predefined(datatype)) return;
-        datatype = kept(datatype);
-        own_type = true;
     }
     walk w() const { return {*rep, o, fn}; }
     // The conversion of `items` data items, between the caller's buffer and anympi's.
@@ -432,13 +424,14 @@ struct file_request final : emulated_request {
 struct datarep_view {
     abi_File fh;
     const representation *rep;
-    abi_Datatype etype, filetype;            // the caller's (duplicates if derived): MPI_File_get_view
+    abi_Datatype etype, filetype;  // the caller's, for MPI_File_get_view: kept, the caller may free them
+    std::optional<type_kept> etype_kept, filetype_kept;
     abi_Datatype file_etype, file_filetype;  // their twins in the file: the native view's
     std::mutex split_mutex;
     std::unique_ptr<transfer> split;         // a split collective, from its _begin to its _end
     ~datarep_view()
     {
-        for (abi_Datatype *t : {&etype, &filetype, &file_etype, &file_filetype}) release(*t);
+        for (abi_Datatype *t : {&file_etype, &file_filetype}) release(*t);
     }
 };
 
@@ -533,13 +526,13 @@ int datarep_access(datarep_view &v, const char *fn, datarep_dir d, datarep_shape
     case datarep_shape::nonblocking: {
         MPI_Request q = MPI_REQUEST_NULL;
         if (int rc = io(b, w.count(0), w.type(0), &q)) return err_out(rc);
-        t->keep_type();
+        t->keep.emplace(datatype);
         *static_cast<abi_Request *>(out) = adopt(std::make_unique<file_request>(q, std::move(t)));
         return 0;
     }
     case datarep_shape::begin: {
         if (int rc = io(b, w.count(0), w.type(0), nullptr)) return err_out(rc);
-        t->keep_type();
+        t->keep.emplace(datatype);
         std::lock_guard<std::mutex> g(v.split_mutex);
         v.split = std::move(t);
         return 0;
@@ -562,8 +555,8 @@ bool datarep_get_view(abi_File fh, abi_Offset *disp, abi_Datatype *etype, abi_Da
         int ni, na, nd, k = MPI_COMBINER_NAMED;
         if (MPI_Type_get_envelope(*t, &ni, &na, &nd, &k) == MPI_SUCCESS && k != MPI_COMBINER_NAMED) MPI_Type_free(t);
     }
-    if (etype) *etype = kept(v->etype);
-    if (filetype) *filetype = kept(v->filetype);
+    if (etype) *etype = duplicate(v->etype);
+    if (filetype) *filetype = duplicate(v->filetype);
     if (datarep) std::snprintf(datarep, ABI_MAX_DATAREP_STRING, "%s", v->rep->name.c_str());
     return true;
 }
@@ -628,8 +621,10 @@ ANYMPI_MANUAL(MPI_File_set_view, extended, "a registered data representation: th
     if (int rc = build_committed(w, etype, &v->file_etype)) return rc;
     if (int rc = build_committed(w, filetype, &v->file_filetype)) return rc;
     if (int rc = fwd_MPI_File_set_view(fh, disp, v->file_etype, v->file_filetype, "native", info)) return rc;
-    v->etype = kept(etype);
-    v->filetype = kept(filetype);
+    v->etype = etype;
+    v->filetype = filetype;
+    v->etype_kept.emplace(etype);
+    v->filetype_kept.emplace(filetype);
     set_view_of(key, std::move(v));
     return 0;
 }

@@ -193,6 +193,16 @@ def derived_from(fn):
     return None
 
 
+def built_on(fn):
+    """The datatypes a constructor builds its new one on, as (pointer, count) arguments."""
+    names = {q.name for q in fn.params if q.direction == "in"}
+    if "oldtype" in names:
+        return "&oldtype, 1"
+    if "array_of_types" in names:
+        return "array_of_types, count"
+    return None
+
+
 def convert(fn, p):
     """The native-call argument for one ABI parameter, or Unexpressible."""
     t = p.ctype.strip()
@@ -233,6 +243,8 @@ def convert(fn, p):
                 return f"c_hout_persistent({n})"  # whether it is active (requests.cpp)
             if d == "out" and k in ("Comm", "Group") and derived_from(fn):
                 return f"c_hout_derived({n}, {derived_from(fn)})"  # a session's buffer (buffers.cpp)
+            if d == "out" and k == "Datatype" and built_on(fn):
+                return f"c_hout_built({n}, {built_on(fn)})"  # a _c-made member's record (large_count_types.cpp)
             if d == "out":
                 return f"c_hout({n})"
             if d == "inout":

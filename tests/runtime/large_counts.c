@@ -398,6 +398,68 @@ static void expect_size_extent(MPI_Datatype t, MPI_Count size, MPI_Count lb, MPI
     if (size > INT_MAX) CHECK_MSG(isize == MPI_UNDEFINED, "%s: MPI_Type_size gave %d, not MPI_UNDEFINED", what, isize);
 }
 
+/* The one datatype t's contents hold (a duplicate's original, a member), as a new handle. */
+static MPI_Datatype only_member(MPI_Datatype t, int combiner, MPI_Count nc, const char *what)
+{
+    MPI_Count ni = -1, na = -1, gc = -1, nd = -1;
+    int comb = -1;
+    MPI_Datatype member = MPI_DATATYPE_NULL;
+    MPI_Count counts[4];
+    MPI_OK(MPI_Type_get_envelope_c(t, &ni, &na, &gc, &nd, &comb));
+    CHECK_MSG(comb == combiner && ni == 0 && na == 0 && gc == nc && nd == 1,
+              "%s: envelope combiner %d, %lld integers, %lld addresses, %lld large counts, %lld datatypes", what, comb,
+              (long long)ni, (long long)na, (long long)gc, (long long)nd);
+    if (comb == combiner && nd == 1 && gc == nc)
+        MPI_OK(MPI_Type_get_contents_c(t, 0, 0, nc, 1, NULL, NULL, counts, &member));
+    return member;
+}
+
+/* A type of a _c constructor that the program freed while a duplicate and a type built on it
+ * still hold it: reached through them, it still answers the _c call's envelope and contents
+ * (a record that ended with the program's handle would answer the int-built type's). */
+static void kept_after_free(void)
+{
+    const MPI_Datatype ints1[1] = {MPI_INT};
+    MPI_Datatype v, dup, outer, int_outer;
+    MPI_OK(MPI_Type_vector_c(3, 2, 4, MPI_INT, &v));
+    MPI_OK(MPI_Type_dup(v, &dup));
+    MPI_OK(MPI_Type_contiguous_c(2, v, &outer));
+    MPI_OK(MPI_Type_contiguous(2, v, &int_outer));
+    MPI_OK(MPI_Type_free(&v));
+    for (int round = 0; round < 2; ++round) { /* the handles handed out are freed each round */
+        MPI_Datatype original = only_member(dup, MPI_COMBINER_DUP, 0, "a duplicate of vector_c");
+        if (original != MPI_DATATYPE_NULL)
+            expect_contents(original, MPI_COMBINER_VECTOR, 0, NULL, 3, (const MPI_Count[]){3, 2, 4}, 1, ints1,
+                            "vector_c freed, through its duplicate");
+        if (original != MPI_DATATYPE_NULL) MPI_OK(MPI_Type_free(&original));
+        MPI_Datatype member = only_member(outer, MPI_COMBINER_CONTIGUOUS, 1, "contiguous_c of vector_c");
+        if (member != MPI_DATATYPE_NULL)
+            expect_contents(member, MPI_COMBINER_VECTOR, 0, NULL, 3, (const MPI_Count[]){3, 2, 4}, 1, ints1,
+                            "vector_c freed, through a type built on it");
+        if (member != MPI_DATATYPE_NULL) MPI_OK(MPI_Type_free(&member));
+        /* the int constructor's envelope is the int one; its member still the _c call's */
+        int ni = -1, na = -1, nd = -1, comb = -1, count = 0;
+        MPI_Aint no_address;
+        MPI_OK(MPI_Type_get_envelope(int_outer, &ni, &na, &nd, &comb));
+        CHECK_MSG(comb == MPI_COMBINER_CONTIGUOUS && ni == 1 && na == 0 && nd == 1,
+                  "MPI_Type_contiguous of vector_c: envelope combiner %d, %d integers, %d addresses, %d datatypes", comb,
+                  ni, na, nd);
+        member = MPI_DATATYPE_NULL;
+        MPI_OK(MPI_Type_get_contents(int_outer, 1, 0, 1, &count, &no_address, &member));
+        CHECK_EQ(count, 2);
+        if (member != MPI_DATATYPE_NULL)
+            expect_contents(member, MPI_COMBINER_VECTOR, 0, NULL, 3, (const MPI_Count[]){3, 2, 4}, 1, ints1,
+                            "vector_c freed, through MPI_Type_contiguous on it");
+        if (member != MPI_DATATYPE_NULL) MPI_OK(MPI_Type_free(&member));
+    }
+    MPI_OK(MPI_Type_free(&int_outer));
+    MPI_OK(MPI_Type_free(&dup));
+    MPI_Count size = 0;
+    MPI_OK(MPI_Type_size_c(outer, &size));
+    CHECK_EQ(size, 2 * 3 * 2 * (MPI_Count)sizeof(int));
+    MPI_OK(MPI_Type_free(&outer));
+}
+
 static void made_types(void)
 {
     MPI_Datatype t, inner;
@@ -438,6 +500,7 @@ static void made_types(void)
                     "struct_c");
     MPI_OK(MPI_Type_free(&t));
     MPI_OK(MPI_Type_free(&kept_inner));
+    kept_after_free();
     MPI_OK(MPI_Type_create_resized_c(MPI_INT, -4, 12, &t));
     expect_contents(t, MPI_COMBINER_RESIZED, 0, NULL, 2, (const MPI_Count[]){-4, 12}, 1, ints1, "resized_c");
     MPI_OK(MPI_Type_free(&t));

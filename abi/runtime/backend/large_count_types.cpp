@@ -10,13 +10,23 @@
 //
 // Its envelope and contents: those of the _c call, as an MPI with these constructors answers
 // (MPICH 4.0: every count, blocklength, stride and displacement a large count, constants as
-// integers), whichever way it was built.  So a type made here is recorded (by native handle,
-// until MPI_Type_free) with its arguments; MPI_Type_get_envelope_c and MPI_Type_get_contents_c
+// integers), whichever way it was built.  So a type made here is recorded with its
+// arguments; MPI_Type_get_envelope_c and MPI_Type_get_contents_c
 // answer from the record, and the int forms refuse it (MPI_ERR_TYPE), as MPICH does: its
 // counts are large counts, which they cannot return.  The record keeps a duplicate of every
 // derived datatype the call took, so the program may free its own; get_contents returns a new
 // copy of each (the duplicate's own contents, which the MPI copies), which the caller frees, as
 // the standard says of derived datatypes.
+//
+// A record lives exactly as long as the native datatype, not its handle: the program's
+// MPI_Type_free leaves the object alive while a duplicate, a type built on it, a handle from
+// MPI_Type_get_contents or a pending operation still holds it, and any of these may ask for
+// its contents.  So the record is tied to an attribute of anympi's on the native type, whose
+// delete callback the MPI runs when the object itself goes (Open MPI: in its destructor).
+// The derived datatypes MPI_Type_get_contents hands out are new copies the MPI makes; a copy of
+// a recorded type answers the same record: for a type recorded here through the record's
+// members, for one an int constructor or MPI_Type_dup built (c_hout_built, in the generated
+// wrappers) through the records of the types it was built on, noted when it was built.
 #include "large_counts.hpp"
 
 #include <algorithm>
@@ -37,46 +47,90 @@ struct made_type {
     std::vector<int> ints;            // as the program gave them (ABI constants)
     std::vector<MPI_Count> counts;    // the large counts, in the standard's order
     std::vector<MPI_Datatype> types;  // native; derived ones are duplicates of ours
+    std::vector<std::shared_ptr<const made_type>> members;  // types[i]'s own record, if any
+    made_type() = default;
+    made_type(const made_type &) = delete;
+    made_type &operator=(const made_type &) = delete;
+    ~made_type()
+    {
+        for (MPI_Datatype &t : types)
+            if (t != MPI_DATATYPE_NULL && bits(to_abi<abi_Datatype>(t)) >= 0x400) MPI_Type_free(&t);
+    }
+};
+using made_ref = std::shared_ptr<const made_type>;
+// What anympi knows of a native datatype: the record it answers (a type of the _c
+// constructors, or a copy of one the MPI handed out), and the records of the datatypes it was
+// built on, by position (an int constructor or MPI_Type_dup over such a type).  Shared: the
+// MPI's copies of a type answer its record.  Dropped only outside made_mutex, since the last
+// reference frees the record's duplicates, which may end other entries.
+struct entry {
+    made_ref self;
+    std::vector<made_ref> members;
 };
 std::mutex made_mutex;
-std::unordered_map<uintptr_t, made_type> made;  // by native handle (guarded)
+std::unordered_map<uintptr_t, entry> made;  // by native handle (guarded)
+int made_keyval = MPI_KEYVAL_INVALID;      // the attribute that ends an entry (guarded)
 
 bool is_predefined(MPI_Datatype t) { return bits(to_abi<abi_Datatype>(t)) < 0x400; }
 
-void release(made_type &m)
+// The native object t is going: its entry with it.  Run by the MPI, possibly from inside the
+// release of another record's duplicates.
+int made_type_deleted(MPI_Datatype t, int, void *, void *)
 {
-    for (MPI_Datatype &t : m.types)
-        if (!is_predefined(t)) MPI_Type_free(&t);
+    entry gone;
+    std::lock_guard<std::mutex> g(made_mutex);
+    const auto it = made.find(bits(t));
+    if (it == made.end()) return MPI_SUCCESS;
+    gone = std::move(it->second);
+    made.erase(it);
+    return MPI_SUCCESS;  // the lock is released before `gone` is destroyed
 }
 
-// Records what the call that made t was given.  A failure to hold a datatype leaves t made but
-// unrecorded: it then answers its native envelope.
+// Ties e to the new native object t.  False when the MPI refuses the attribute.
+bool tie(MPI_Datatype t, entry e)
+{
+    std::unique_lock<std::mutex> g(made_mutex);
+    if (const auto it = made.find(bits(t)); it != made.end()) {  // already tied: never for a new object
+        if (!it->second.self) std::swap(it->second.self, e.self);
+        if (it->second.members.empty()) std::swap(it->second.members, e.members);
+        g.unlock();
+        return true;
+    }
+    if (made_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, made_type_deleted, &made_keyval, nullptr) != MPI_SUCCESS)
+        made_keyval = MPI_KEYVAL_INVALID;
+    if (made_keyval == MPI_KEYVAL_INVALID || MPI_Type_set_attr(t, made_keyval, nullptr) != MPI_SUCCESS) {
+        g.unlock();
+        return false;  // e goes outside the lock
+    }
+    made[bits(t)] = std::move(e);
+    made_by_c_any.store(true, std::memory_order_release);
+    return true;
+}
+
+made_ref record_of(MPI_Datatype t)
+{
+    std::lock_guard<std::mutex> g(made_mutex);
+    const auto it = made.find(bits(t));
+    return it == made.end() ? nullptr : it->second.self;
+}
+
+// Records what the call that made t was given.  A failure to hold a datatype or to tie the
+// record to t leaves t made but unrecorded: it then answers its native envelope.
 void record(MPI_Datatype t, int combiner, std::vector<int> ints, std::vector<MPI_Count> counts,
             const MPI_Datatype *types, long ntypes)
 {
-    made_type m;
-    m.combiner = combiner;
-    m.ints = std::move(ints);
-    m.counts = std::move(counts);
+    auto m = std::make_shared<made_type>();
+    m->combiner = combiner;
+    m->ints = std::move(ints);
+    m->counts = std::move(counts);
     for (long i = 0; i < ntypes; ++i) {
         MPI_Datatype held = types[i];
-        if (!is_predefined(held) && MPI_Type_dup(types[i], &held) != MPI_SUCCESS) {
-            release(m);
-            return;
-        }
-        m.types.push_back(held);
+        if (!is_predefined(held) && MPI_Type_dup(types[i], &held) != MPI_SUCCESS) return;
+        m->types.push_back(held);
+        m->members.push_back(made_by_c_any.load(std::memory_order_acquire) ? record_of(types[i]) : nullptr);
     }
-    std::lock_guard<std::mutex> g(made_mutex);
-    auto [it, fresh] = made.try_emplace(bits(t));
-    if (!fresh) release(it->second);  // a handle freed by a path that does not tell us, reused
-    it->second = std::move(m);
-    made_by_c_any.store(true, std::memory_order_release);
-}
-
-const made_type *find(MPI_Datatype t)  // under made_mutex
-{
-    const auto it = made.find(bits(t));
-    return it == made.end() ? nullptr : &it->second;
+    tie(t, entry{std::move(m), {}});
 }
 
 bool fits(MPI_Count v) { return v >= INT_MIN && v <= INT_MAX; }
@@ -265,17 +319,12 @@ int strided(const char *fn, MPI_Count count, MPI_Count bl, MPI_Count stride, abi
 
 }  // namespace
 
-bool made_by_c_find(MPI_Datatype t)
-{
-    std::lock_guard<std::mutex> g(made_mutex);
-    return find(t) != nullptr;
-}
+bool made_by_c_find(MPI_Datatype t) { return record_of(t) != nullptr; }
 
 bool made_by_c_envelope(MPI_Datatype t, abi_Count *ni, abi_Count *na, abi_Count *nc, abi_Count *nd, int *combiner)
 {
     if (!made_by_c_any.load(std::memory_order_acquire)) return false;
-    std::lock_guard<std::mutex> g(made_mutex);
-    const made_type *m = find(t);
+    const made_ref m = record_of(t);
     if (!m) return false;
     *ni = abi_Count(m->ints.size());
     *na = 0;
@@ -290,33 +339,27 @@ bool made_by_c_contents(MPI_Datatype t, abi_Count max_i, abi_Count max_a, abi_Co
 {
     (void)max_a;  // a large-count constructor has no address arguments
     if (!made_by_c_any.load(std::memory_order_acquire)) return false;
-    made_type copy;
-    {
-        std::lock_guard<std::mutex> g(made_mutex);
-        const made_type *m = find(t);
-        if (!m) return false;
-        copy.ints = m->ints;
-        copy.counts = m->counts;
-        copy.types = m->types;
-    }
-    if (max_i < abi_Count(copy.ints.size()) || max_c < abi_Count(copy.counts.size()) ||
-        max_d < abi_Count(copy.types.size()) || (!ints && !copy.ints.empty()) ||
-        (!counts && !copy.counts.empty()) || (!types && !copy.types.empty())) {
+    const made_ref m = record_of(t);
+    if (!m) return false;
+    if (max_i < abi_Count(m->ints.size()) || max_c < abi_Count(m->counts.size()) ||
+        max_d < abi_Count(m->types.size()) || (!ints && !m->ints.empty()) ||
+        (!counts && !m->counts.empty()) || (!types && !m->types.empty())) {
         char msg[240];
         std::snprintf(msg, sizeof msg,
                       "MPI_Type_get_contents_c: the datatype has %zu integers, %zu large counts and %zu datatypes; "
                       "max_integers %lld, max_large_counts %lld, max_datatypes %lld (or an array is NULL)",
-                      copy.ints.size(), copy.counts.size(), copy.types.size(), static_cast<long long>(max_i),
+                      m->ints.size(), m->counts.size(), m->types.size(), static_cast<long long>(max_i),
                       static_cast<long long>(max_c), static_cast<long long>(max_d));
         *rc = raise_error(errh_self(), ABI_ERR_ARG, msg);
         return true;
     }
-    for (size_t i = 0; i < copy.types.size(); ++i) {
-        MPI_Datatype out = copy.types[i];
+    for (size_t i = 0; i < m->types.size(); ++i) {
+        MPI_Datatype out = m->types[i];
         if (!is_predefined(out)) {
             // The held duplicate's own contents: the MPI's new copy of the datatype the call
-            // took (Open MPI copies every derived datatype it returns), made as that one was.
-            if (int e = MPI_Type_get_contents(copy.types[i], 0, 0, 1, nullptr, nullptr, &out)) {
+            // took (Open MPI copies every derived datatype it returns), made as that one was,
+            // answering that one's record if it has one.
+            if (int e = MPI_Type_get_contents(m->types[i], 0, 0, 1, nullptr, nullptr, &out)) {
                 while (i-- > 0)
                     if (reinterpret_cast<uintptr_t>(types[i]) >= 0x400) {
                         MPI_Datatype n = to_native(types[i]);
@@ -325,23 +368,36 @@ bool made_by_c_contents(MPI_Datatype t, abi_Count max_i, abi_Count max_a, abi_Co
                 *rc = err_out(e);
                 return true;
             }
+            if (m->members[i]) tie(out, entry{m->members[i], {}});
         }
         types[i] = to_abi<abi_Datatype>(out);
     }
-    std::copy(copy.ints.begin(), copy.ints.end(), ints);
-    std::copy(copy.counts.begin(), copy.counts.end(), counts);
+    std::copy(m->ints.begin(), m->ints.end(), ints);
+    std::copy(m->counts.begin(), m->counts.end(), counts);
     *rc = 0;
     return true;
 }
 
-void made_by_c_freed(MPI_Datatype t)
+void made_by_c_built(MPI_Datatype t, const abi_Datatype *from, long n)
 {
-    if (!made_by_c_any.load(std::memory_order_acquire)) return;
-    std::lock_guard<std::mutex> g(made_mutex);
-    const auto it = made.find(bits(t));
-    if (it == made.end()) return;
-    release(it->second);
-    made.erase(it);
+    std::vector<made_ref> members(static_cast<size_t>(n > 0 ? n : 0));
+    bool any = false;
+    for (long i = 0; from && i < n; ++i) any |= (members[size_t(i)] = record_of(to_native(from[i]))) != nullptr;
+    if (any) tie(t, entry{nullptr, std::move(members)});
+}
+
+void made_by_c_copies_of(MPI_Datatype t, const abi_Datatype *types, long n)
+{
+    std::vector<made_ref> members;
+    {
+        std::lock_guard<std::mutex> g(made_mutex);
+        const auto it = made.find(bits(t));
+        if (it == made.end()) return;
+        members = it->second.members;
+    }
+    for (long i = 0; types && i < n && size_t(i) < members.size(); ++i)
+        if (members[size_t(i)] && reinterpret_cast<uintptr_t>(types[i]) >= 0x400)
+            tie(to_native(types[i]), entry{members[size_t(i)], {}});
 }
 
 }  // namespace anympi::backend

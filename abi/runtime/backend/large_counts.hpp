@@ -22,7 +22,8 @@ int repeat(MPI_Count n, MPI_Aint stride, MPI_Datatype t, MPI_Datatype *out);
 // and contents are the _c call's.  Each answers false for any other datatype.
 #if ANYMPI_HAVE_MPI_Type_contiguous_c
 inline bool made_by_c(MPI_Datatype) { return false; }
-inline void made_by_c_freed(MPI_Datatype) {}
+inline void made_by_c_copies(MPI_Datatype, const abi_Datatype *, long) {}
+inline hout_proxy<abi_Datatype, false> c_hout_built(abi_Datatype *p, const abi_Datatype *, long) { return c_hout(p); }
 #else
 extern std::atomic<bool> made_by_c_any;  // no lookup until such a type exists
 bool made_by_c_find(MPI_Datatype t);
@@ -31,7 +32,23 @@ bool made_by_c_envelope(MPI_Datatype t, abi_Count *ni, abi_Count *na, abi_Count 
 // *rc: 0, or the error raised (arrays too short, a duplicate that failed).
 bool made_by_c_contents(MPI_Datatype t, abi_Count max_i, abi_Count max_a, abi_Count max_c, abi_Count max_d, int *ints,
                         abi_Count *counts, abi_Datatype *types, int *rc);
-void made_by_c_freed(MPI_Datatype t);  // MPI_Type_free: its handle may be reused
+// t was built on the n datatypes from (an int constructor, MPI_Type_dup): the copies of them
+// that MPI_Type_get_contents of t hands out (made_by_c_copies, after it) answer their records.
+void made_by_c_built(MPI_Datatype t, const abi_Datatype *from, long n);
+void made_by_c_copies_of(MPI_Datatype t, const abi_Datatype *types, long n);
+inline void made_by_c_copies(MPI_Datatype t, const abi_Datatype *types, long n)
+{
+    if (made_by_c_any.load(std::memory_order_acquire)) made_by_c_copies_of(t, types, n);
+}
+struct hout_built_proxy : hout_proxy<abi_Datatype, false> {
+    const abi_Datatype *from;
+    long nfrom;
+    ~hout_built_proxy()
+    {
+        if (p && made_by_c_any.load(std::memory_order_relaxed) && n != MPI_DATATYPE_NULL) made_by_c_built(n, from, nfrom);
+    }
+};
+inline hout_built_proxy c_hout_built(abi_Datatype *p, const abi_Datatype *from, long n) { return {c_hout(p), from, n}; }
 #endif
 
 // The (count, datatype) pairs of one call, as the int form takes them: unchanged while the

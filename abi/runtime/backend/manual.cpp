@@ -1321,6 +1321,7 @@ ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray in
     if (array_of_integers) contents_ints_out(env.comb, array_of_integers, env.ni, max_integers);
     vi_fix_returned(array_of_datatypes, nd);
     emulated_types_fix_returned(array_of_datatypes, nd);  // emulated_types
+    made_by_c_copies(t, array_of_datatypes, nd);          // large_count_types
     return 0;
 }
 
@@ -1360,7 +1361,6 @@ ANYMPI_MANUAL(MPI_Type_get_contents_c, fallback, "as MPI_Type_get_contents; wher
 ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type or an emulated one (MPI_REAL2 ...) is predefined: freeing it is refused like freeing MPI_FLOAT_INT")
 {
     datatypes_freed.fetch_add(1, std::memory_order_relaxed);
-    if (datatype) made_by_c_freed(to_native(*datatype));  // large_count_types
     if (datatype && is_emulated_type(*datatype))  // emulated_types
         return emulated_type_refuse(*datatype, "MPI_Type_free", "which cannot be freed");
     if (datatype && vi_find(to_native(*datatype)))

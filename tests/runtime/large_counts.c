@@ -156,15 +156,31 @@ static void big(unsigned char *s, unsigned char *r)
 
     /* reduce_scatter: rank 0's block is N bytes, every other rank's 16 past it; over Open MPI
      * 4.1 one reduction to each rank (the int form cannot take N).  Then in place, where each
-     * rank's result moves to the start of its buffer. */
-    for (int in_place = 0; in_place < 2 && !(QUIRK_MPICH_REDUCE_SCATTER_LARGE && size > 1); ++in_place) {
+     * rank's result moves to the start of its buffer (for the nonblocking and persistent forms:
+     * when the request completes).  Blocking, nonblocking and persistent. */
+    for (int step = 0; step < 6 && !(QUIRK_MPICH_REDUCE_SCATTER_LARGE && size > 1); ++step) {
+        const int in_place = step % 2, mode = step / 2;
+        static const char *const modes[3] = {"", "nonblocking ", "persistent "};
         MPI_Count counts[4];
         for (int i = 0; i < size; ++i) counts[i] = i == 0 ? N : 16;
         unsigned char *from = in_place ? r : s;
         paint(from, N, 60 + 4 * in_place + rank);
         for (int j = 0; j < 16 * (size - 1); ++j) from[N + j] = (unsigned char)(rank * 64 + j + 1);
         if (!in_place) memset(r, 0xEE, (size_t)(N + PAD));
-        MPI_OK(MPI_Reduce_scatter_c(in_place ? MPI_IN_PLACE : s, r, counts, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
+        const void *send = in_place ? MPI_IN_PLACE : s;
+        MPI_Request q = MPI_REQUEST_NULL;
+        if (mode == 0) MPI_OK(MPI_Reduce_scatter_c(send, r, counts, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
+        if (mode == 1) MPI_OK(MPI_Ireduce_scatter_c(send, r, counts, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD, &q));
+        if (mode == 2) {
+            MPI_OK(MPI_Reduce_scatter_init_c(send, r, counts, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD, MPI_INFO_NULL, &q));
+            MPI_OK(MPI_Start(&q));
+        }
+        if (mode > 0) {
+            int done = 0;
+            while (!done) MPI_OK(MPI_Test(&q, &done, MPI_STATUS_IGNORE));
+        }
+        if (mode == 2) MPI_OK(MPI_Request_free(&q));
+        CHECK_MSG(q == MPI_REQUEST_NULL, "%sreduce_scatter: the request is not MPI_REQUEST_NULL", modes[mode]);
         if (rank == 0) {
             int seeds[4] = {60 + 4 * in_place, 61 + 4 * in_place, 62 + 4 * in_place, 63 + 4 * in_place};
             CHECK_EQ(seen(r, N, seeds, size, in_place && size > 1 ? 1 : 0xEE, N + PAD), 0);
@@ -175,16 +191,25 @@ static void big(unsigned char *s, unsigned char *r)
                 for (int q = 0; q < size; ++q) want ^= (unsigned char)(q * 64 + 16 * (rank - 1) + j + 1);
                 bad += r[j] != want;
             }
-            CHECK_MSG(bad == 0, "reduce_scatter%s: %d of rank %d's 16 bytes wrong", in_place ? " in place" : "", bad, rank);
+            CHECK_MSG(bad == 0, "%sreduce_scatter%s: %d of rank %d's 16 bytes wrong", modes[mode], in_place ? " in place" : "",
+                      bad, rank);
             if (!in_place) CHECK_EQ(r[16], 0xEE);
         }
     }
-    /* reduce_scatter_block of N bytes: at one rank, a copy */
-    if (size == 1) {
-        paint(s, N, 70);
+    /* reduce_scatter_block of N bytes: at one rank, a copy; blocking, nonblocking, persistent */
+    for (int mode = 0; mode < 3 && size == 1; ++mode) {
+        paint(s, N, 70 + mode);
         memset(r, 0xEE, (size_t)(N + PAD));
-        MPI_OK(MPI_Reduce_scatter_block_c(s, r, N, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
-        SEEN(r, N, 70, 0xEE);
+        MPI_Request q = MPI_REQUEST_NULL;
+        if (mode == 0) MPI_OK(MPI_Reduce_scatter_block_c(s, r, N, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD));
+        if (mode == 1) MPI_OK(MPI_Ireduce_scatter_block_c(s, r, N, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD, &q));
+        if (mode == 2) {
+            MPI_OK(MPI_Reduce_scatter_block_init_c(s, r, N, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD, MPI_INFO_NULL, &q));
+            MPI_OK(MPI_Start(&q));
+        }
+        MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        if (mode == 2) MPI_OK(MPI_Request_free(&q));
+        SEEN(r, N, 70 + mode, 0xEE);
     }
 
     /* gatherv to rank 0: the last rank's N bytes at 0, every other rank's 16 bytes past it, at

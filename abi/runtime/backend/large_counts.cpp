@@ -630,20 +630,19 @@ int neighbour_wide(const void *sendbuf, const abi_Count sendcounts[], abi_Count 
 ANYMPI_SIG_MPI_Reduce_c;  // anympi's, in chunks where the MPI lacks it (backend.gen.cpp)
 namespace anympi::backend {
 namespace {
-// Predefined ops take no derived datatype, so the counts go to the int form while each fits;
-// the nonblocking and persistent forms keep the int array (MPI_ERR_COUNT past INT_MAX).  A
-// blocking one with a count past INT_MAX is one MPI_Reduce_c per process, to it, of its block
-// (anympi's, in chunks of 2^30 elements): the same op per element.  In place, process i reduces
-// its block where it lies and then moves the result to the start of its buffer, after every
-// block has been reduced (the blocks after its own still serve the later roots).  On an
-// intercommunicator a count past INT_MAX is refused as before (its reduce has no such roots).
+// Predefined ops take no derived datatype, so the counts go to the int form while each fits
+// (the nonblocking and persistent forms keep the int array).  One with a count past INT_MAX is
+// one reduction per process, to it, of its block, in chunks of 2^30 elements: the same op per
+// element.  In place, process i reduces its block where it lies and then moves the result to
+// the start of its buffer, after every block has been reduced (the blocks after its own still
+// serve the later roots).  On an intercommunicator a count past INT_MAX is refused (its reduce
+// has no such roots).
 
 // Moves `count` elements of `datatype` from `base + offset` down to `base` (offset: one extent
 // or more) in chunks through a bounce buffer (MPI_Pack, MPI_Unpack: a datatype's holes stay
 // untouched), each chunk no longer than the offset, so it never lands on elements still to be read.
-int copy_down(char *base, MPI_Aint offset, abi_Count count, abi_Datatype datatype)
+int copy_down(char *base, MPI_Aint offset, abi_Count count, MPI_Datatype t)
 {
-    const MPI_Datatype t = c_hin(datatype);
     MPI_Aint lb = 0, extent = 0;
     MPI_Count size = 0;
     if (int rc = MPI_Type_get_extent(t, &lb, &extent)) return err_out(rc);
@@ -680,8 +679,54 @@ int reduce_scatter_by_roots(const void *sendbuf, void *recvbuf, const abi_Count 
         first += recvcounts[i];
     }
     if (!in_place || mine == 0 || recvcounts[rank] == 0) return MPI_SUCCESS;
-    return copy_down(static_cast<char *>(recvbuf), mine * extent, recvcounts[rank], datatype);
+    return copy_down(static_cast<char *>(recvbuf), mine * extent, recvcounts[rank], c_hin(datatype));
 }
+
+// The nonblocking and persistent forms of the same: every root's reduction started at once,
+// each in int-sized chunks (every process starts them alike, so they match in order); in place,
+// the move once they have all completed (finish: persistent_collective, requests.hpp).  T and O
+// are the native datatype and op, or for a persistent request the ones it keeps.
+template <class T, class O> struct reduce_scatter_roots {
+    std::shared_ptr<const std::vector<abi_Count>> counts;
+    const void *send;  // the program's: ABI_IN_PLACE or a buffer
+    void *recv;
+    T t;
+    O o;
+    MPI_Comm c;
+    int rank;
+    MPI_Aint extent;
+    bool in_place() const { return send == reinterpret_cast<const void *>(ABI_IN_PLACE); }
+    abi_Count mine() const
+    {
+        abi_Count first = 0;
+        for (int i = 0; i < rank; ++i) first += (*counts)[size_t(i)];
+        return first;
+    }
+    int operator()(std::vector<MPI_Request> &parts)
+    {
+        const MPI_Datatype nt = t;
+        const MPI_Op no = o;
+        char *const blocks = static_cast<char *>(in_place() ? recv : const_cast<void *>(send));
+        abi_Count first = 0;
+        for (int i = 0; i < int(counts->size()); ++i) {
+            char *const block = blocks + first * extent;
+            void *const s = in_place() && i == rank ? MPI_IN_PLACE : block;
+            void *const r = i != rank ? nullptr : in_place() ? block : recv;
+            const int rc = reduce_chunked(s, r, (*counts)[size_t(i)], nt, [&](void *cs, void *cr, int cn) {
+                return start_chunk(parts, [&](MPI_Request *q) { return MPI_Ireduce(cs, cr, cn, nt, no, i, c, q); });
+            });
+            if (rc != MPI_SUCCESS) return rc;
+            first += (*counts)[size_t(i)];
+        }
+        return MPI_SUCCESS;
+    }
+    int finish()
+    {
+        const abi_Count at = mine();
+        if (!in_place() || at == 0 || (*counts)[size_t(rank)] == 0) return MPI_SUCCESS;
+        return copy_down(static_cast<char *>(recv), at * extent, (*counts)[size_t(rank)], t);
+    }
+};
 }  // namespace
 
 int reduce_scatter_narrow(const void *sendbuf, void *recvbuf, const abi_Count recvcounts[], abi_Datatype datatype,
@@ -698,7 +743,7 @@ int reduce_scatter_narrow(const void *sendbuf, void *recvbuf, const abi_Count re
         return !inter;
     };
     for (int i = 0; i < n; ++i) {
-        if (!c_fits_int(recvcounts[i]) && to.mode == wide_to::blocking && (!fits || intra())) {
+        if (!c_fits_int(recvcounts[i]) && (!fits || intra())) {
             fits = false;
             continue;
         }
@@ -719,6 +764,19 @@ int reduce_scatter_narrow(const void *sendbuf, void *recvbuf, const abi_Count re
         char msg[160];
         std::snprintf(msg, sizeof msg, "%s: request is NULL", to.fn);
         return raise_error(to.errh, ABI_ERR_ARG, msg);
+    }
+    if (!fits) {
+        int rank = 0;
+        MPI_Aint lb = 0, extent = 0;
+        if (int rc = MPI_Comm_rank(c, &rank)) return err_out(rc);
+        if (int rc = MPI_Type_get_extent(c_hin(datatype), &lb, &extent)) return err_out(rc);
+        auto wide = std::make_shared<const std::vector<abi_Count>>(recvcounts, recvcounts + n);
+        if (to.mode == wide_to::nonblocking)
+            return nonblocking_from(to.request, reduce_scatter_roots<MPI_Datatype, MPI_Op>{
+                                                    wide, sendbuf, recvbuf, c_hin(datatype), c_op_in(op, datatype), c, rank, extent});
+        return persistent_from(to.request, to.errh, to.fn, true,
+                               reduce_scatter_roots<type_kept, op_kept>{wide, sendbuf, recvbuf, c_type_kept(datatype),
+                                                                        c_op_kept(op, datatype), c, rank, extent});
     }
     if (to.mode == wide_to::nonblocking)
         return nonblocking_from(to.request, [counts, s, recvbuf, t = c_hin(datatype), o = c_op_in(op, datatype), c](MPI_Request *q) {
@@ -798,6 +856,19 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallv_init_c, fallback, "anympi's persistent requ
 #endif
 }
 
+// The block forms: the int form while the count fits, else the same route with n equal counts.
+namespace anympi::backend {
+namespace {
+int reduce_scatter_blocks(const void *sendbuf, void *recvbuf, abi_Count recvcount, abi_Datatype datatype, abi_Op op,
+                          abi_Comm comm, const wide_to &to)
+{
+    int n = 0;
+    if (int rc = MPI_Comm_size(c_hin(comm), &n)) return err_out(rc);
+    const std::vector<abi_Count> counts(size_t(n), recvcount);
+    return reduce_scatter_narrow(sendbuf, recvbuf, counts.data(), datatype, op, comm, to);
+}
+}  // namespace
+}  // namespace anympi::backend
 ANYMPI_MANUAL(MPI_Reduce_scatter_c, fallback, "where the _c form is missing: MPI_Reduce_scatter while every count fits in int, else one MPI_Reduce_c per process, of its block (large_counts.cpp)")
 {
 #if ANYMPI_HAVE_MPI_Reduce_scatter_c
@@ -817,14 +888,43 @@ ANYMPI_MANUAL(MPI_Reduce_scatter_block_c, fallback, "where the _c form is missin
     if (c_fits_int(recvcount))
         return err_out(MPI_Reduce_scatter_block(c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype),
                                                 c_op_in(op, datatype), c_hin(comm)));
-    int n = 0;
-    if (int rc = MPI_Comm_size(c_hin(comm), &n)) return err_out(rc);
-    const std::vector<abi_Count> counts(size_t(n), recvcount);
-    return reduce_scatter_narrow(sendbuf, recvbuf, counts.data(), datatype, op, comm,
+    return reduce_scatter_blocks(sendbuf, recvbuf, recvcount, datatype, op, comm,
                                  wide_to{wide_to::blocking, nullptr, errh_of(comm), "MPI_Reduce_scatter_block_c"});
 #endif
 }
-ANYMPI_MANUAL(MPI_Ireduce_scatter_c, fallback, "where the _c form is missing: a request of anympi's over MPI_Ireduce_scatter that keeps the int counts, each checked to fit (large_counts.cpp)")
+ANYMPI_MANUAL(MPI_Ireduce_scatter_block_c, fallback, "where the _c form is missing: MPI_Ireduce_scatter_block while the count fits in int, else one MPI_Ireduce per process and 2^30 elements of its block (large_counts.cpp)")
+{
+#if ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
+    return err_out(MPI_Ireduce_scatter_block_c(c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype),
+                                               c_op_in(op, datatype), c_hin(comm), c_hout(request)));
+#else
+    if (c_fits_int(recvcount))
+        return err_out(MPI_Ireduce_scatter_block(c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype),
+                                                 c_op_in(op, datatype), c_hin(comm), c_hout(request)));
+    return reduce_scatter_blocks(sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                 ANYMPI_WIDE_NB("MPI_Ireduce_scatter_block_c", comm));
+#endif
+}
+ANYMPI_MANUAL(MPI_Reduce_scatter_block_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ireduce_scatter_block_c, or where that is missing MPI_Ireduce_scatter_block while the count fits in int, else one MPI_Ireduce per process and 2^30 elements of its block (large_counts.cpp)")
+{
+    (void)info;
+#if ANYMPI_HAVE_MPI_Reduce_scatter_block_init_c
+    return err_out(MPI_Reduce_scatter_block_init_c(c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype),
+                                                   c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)));
+#elif ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
+    return persistent_init(request, errh_of(comm), "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block_c,
+                           c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype),
+                           c_hin(comm));
+#else
+    if (c_fits_int(recvcount))
+        return persistent_init(request, errh_of(comm), "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block,
+                               c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_type_kept(datatype),
+                               c_op_kept(op, datatype), c_hin(comm));
+    return reduce_scatter_blocks(sendbuf, recvbuf, recvcount, datatype, op, comm,
+                                 ANYMPI_WIDE_INIT("MPI_Reduce_scatter_block_init_c", comm));
+#endif
+}
+ANYMPI_MANUAL(MPI_Ireduce_scatter_c, fallback, "where the _c form is missing: a request of anympi's over MPI_Ireduce_scatter while every count fits in int, else over one MPI_Ireduce per process and 2^30 elements of its block (large_counts.cpp)")
 {
 #if ANYMPI_HAVE_MPI_Ireduce_scatter_c
     return err_out(MPI_Ireduce_scatter_c(c_buf(sendbuf), c_buf(recvbuf), c_i64p(recvcounts), c_hin(datatype),
@@ -834,7 +934,7 @@ ANYMPI_MANUAL(MPI_Ireduce_scatter_c, fallback, "where the _c form is missing: a 
                                  ANYMPI_WIDE_NB("MPI_Ireduce_scatter_c", comm));
 #endif
 }
-ANYMPI_MANUAL(MPI_Reduce_scatter_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ireduce_scatter_c, or where that is missing MPI_Ireduce_scatter with the int counts, each checked to fit (large_counts.cpp)")
+ANYMPI_MANUAL(MPI_Reduce_scatter_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ireduce_scatter_c, or where that is missing MPI_Ireduce_scatter while every count fits in int, else one MPI_Ireduce per process and 2^30 elements of its block (large_counts.cpp)")
 {
     (void)info;
 #if ANYMPI_HAVE_MPI_Ireduce_scatter_c

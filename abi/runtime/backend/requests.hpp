@@ -164,6 +164,14 @@ template <class Start> struct persistent_collective final : emulated_request {
         if (rc == MPI_SUCCESS) active = true;
         return rc;
     }
+    // What a start leaves to do once its native calls complete (reduce_scatter in place moves
+    // the result: large_counts.cpp), where Start has it.
+    int finished(int rc)
+    {
+        if constexpr (requires { start_nb.finish(); })
+            if (rc == MPI_SUCCESS) rc = start_nb.finish();
+        return rc;
+    }
     // One native call gives its own status; several, a collective's empty one.
     int test(bool complete, int *done, MPI_Status *st) override
     {
@@ -179,16 +187,19 @@ template <class Start> struct persistent_collective final : emulated_request {
                 if ((rc = MPI_Request_get_status(q, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS || !*done) break;
             if (rc == MPI_SUCCESS && *done) collective_status(st);
         }
-        if (rc == MPI_SUCCESS && *done && complete) active = false;
+        if (rc == MPI_SUCCESS && *done && complete) {
+            active = false;
+            rc = finished(rc);
+        }
         return rc;
     }
     int wait(MPI_Status *st) override
     {
         active = false;
-        if (natives.size() == 1) return MPI_Wait(&natives[0], st);
+        if (natives.size() == 1) return finished(MPI_Wait(&natives[0], st));
         int rc = MPI_Waitall(int(natives.size()), natives.data(), MPI_STATUSES_IGNORE);
         collective_status(st);
-        return rc;
+        return finished(rc);
     }
     int cancel() override { return ABI_ERR_REQUEST; }  // not allowed on a collective
     static void collective_status(MPI_Status *st)

@@ -103,6 +103,7 @@ ANYMPI_SIG_MPI_Init_thread;
 ANYMPI_SIG_MPI_Initialized;
 ANYMPI_SIG_MPI_Intercomm_create_from_groups;
 ANYMPI_SIG_MPI_Ireduce_scatter_c;
+ANYMPI_SIG_MPI_Ireduce_scatter_block_c;
 ANYMPI_SIG_MPI_Is_thread_main;
 ANYMPI_SIG_MPI_Iscatterv_c;
 ANYMPI_SIG_MPI_Isendrecv;
@@ -134,6 +135,7 @@ ANYMPI_SIG_MPI_Psend_init;
 ANYMPI_SIG_MPI_Psend_init_c;
 ANYMPI_SIG_MPI_Reduce_scatter_c;
 ANYMPI_SIG_MPI_Reduce_scatter_block_c;
+ANYMPI_SIG_MPI_Reduce_scatter_block_init_c;
 ANYMPI_SIG_MPI_Reduce_scatter_init_c;
 ANYMPI_SIG_MPI_Register_datarep;
 ANYMPI_SIG_MPI_Register_datarep_c;
@@ -948,13 +950,6 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_c, errh_of(comm), "not provided by this MPI",
 #endif
 ANYMPI_FWD(MPI_Ireduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
 ANYMPI_FWD(MPI_Ireduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
-#if ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
-ANYMPI_FWD(MPI_Ireduce_scatter_block_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
-#elif ANYMPI_HAVE_MPI_Ireduce_scatter_block
-ANYMPI_NARROW(MPI_Ireduce_scatter_block_c, MPI_Ireduce_scatter_block, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hout(request)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Ireduce_scatter_block_c, errh_of(comm), "not provided by this MPI", request)
-#endif
 ANYMPI_FWD(MPI_Irsend, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Irsend_c
 ANYMPI_FWD(MPI_Irsend_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(dest), c_tag_in(tag), c_hin(comm), c_hout(request)))
@@ -1167,15 +1162,6 @@ ANYMPI_FWD(MPI_Reduce_scatter_block_init, (c_buf(sendbuf), c_buf(recvbuf), recvc
 ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init, MPI_Ireduce_scatter_block, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_block_init, errh_of(comm), "not provided by this MPI", request)
-#endif
-#if ANYMPI_HAVE_MPI_Reduce_scatter_block_init_c
-ANYMPI_FWD(MPI_Reduce_scatter_block_init_c, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
-#elif ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
-ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init_c, MPI_Ireduce_scatter_block_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
-#elif ANYMPI_HAVE_MPI_Ireduce_scatter_block
-ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init_c, MPI_Ireduce_scatter_block, errh_of(comm), c_fits_int(recvcount), (c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
-#else
-ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_block_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_init
 ANYMPI_FWD(MPI_Reduce_scatter_init, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))

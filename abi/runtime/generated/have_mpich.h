@@ -316,7 +316,7 @@
 #define ANYMPI_HAVE_MPI_Ireduce 1
 #define ANYMPI_HAVE_MPI_Ireduce_c 1
 #define ANYMPI_HAVE_MPI_Ireduce_scatter 1
-#define ANYMPI_HAVE_MPI_Ireduce_scatter_c 1
+#define ANYMPI_HAVE_MPI_Ireduce_scatter_c 0  /* has it, but MPICH 4.0.2's own (blocking, nonblocking and so persistent), with a count past INT_MAX, gives the other processes wrong data and crashes in place (measured at 2 processes) */
 #define ANYMPI_HAVE_MPI_Ireduce_scatter_block 1
 #define ANYMPI_HAVE_MPI_Ireduce_scatter_block_c 1
 #define ANYMPI_HAVE_MPI_Irsend 1
@@ -402,7 +402,7 @@
 #define ANYMPI_HAVE_MPI_Reduce_local 1
 #define ANYMPI_HAVE_MPI_Reduce_local_c 1
 #define ANYMPI_HAVE_MPI_Reduce_scatter 1
-#define ANYMPI_HAVE_MPI_Reduce_scatter_c 0  /* has it, but MPICH 4.0.2's own, with a count past INT_MAX, gives the other processes wrong data and crashes in place (measured at 2 processes) */
+#define ANYMPI_HAVE_MPI_Reduce_scatter_c 0  /* has it, but MPICH 4.0.2's own (blocking, nonblocking and so persistent), with a count past INT_MAX, gives the other processes wrong data and crashes in place (measured at 2 processes) */
 #define ANYMPI_HAVE_MPI_Reduce_scatter_block 1
 #define ANYMPI_HAVE_MPI_Reduce_scatter_block_c 1
 #define ANYMPI_HAVE_MPI_Reduce_scatter_block_init 0  /* has it, but MPICH 4.0.2's own restart wrongly (gather: the root's own block; allgather at 2 processes: stale data; scatter at 4: 'Invalid communicator'), are not complete when never started (MPI_Request_get_status) and are completed again when inactive (MPI_Waitany) */

@@ -4,9 +4,8 @@
 // The type: the int constructor while every count fits; past INT_MAX, the same type map built
 // from int-sized pieces -- n copies of a type at a stride as chunks of 2^30 (repeat, in
 // large_counts.cpp), a block longer than INT_MAX as one element of such a type, displacements
-// in elements as bytes -- resized to the bounds the constructor gives.  Only a darray whose
-// global sizes pass INT_MAX is refused (MPI_ERR_COUNT): its distribution would have to be
-// computed here, not built from pieces.
+// in elements as bytes, a darray's distribution computed here -- resized to the bounds the
+// constructor gives.
 //
 // Its envelope and contents: those of the _c call, as an MPI with these constructors answers
 // (MPICH 4.0: every count, blocklength, stride and displacement a large count, constants as
@@ -317,6 +316,102 @@ int strided(const char *fn, MPI_Count count, MPI_Count bl, MPI_Count stride, abi
     return made_as(rc, t, newtype, combiner, {}, {count, bl, stride}, &old, 1);
 }
 
+// A darray whose global sizes pass INT_MAX, built as its type map: in each dimension the
+// indices this process owns -- all of them (none), one run (block), runs of darg at a stride of
+// darg * psize and a shorter last one (cyclic) -- each index a copy of the dimensions inside it
+// (repeat), from the fastest dimension out, each level resized to its whole extent.  So the
+// elements come in increasing address order, as the standard's definition lists them, and the
+// extent is the whole array's.  0, or the error with *why naming the argument.
+struct owned_type {  // frees what it holds unless released
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    owned_type() = default;
+    owned_type(const owned_type &) = delete;
+    owned_type &operator=(const owned_type &) = delete;
+    ~owned_type()
+    {
+        if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+    }
+};
+int darray_pieces(int size, int rank, int ndims, const abi_Count *gsizes, const int *distribs, const int *dargs,
+                  const int *psizes, int order, MPI_Datatype old, MPI_Datatype *out, const char **why)
+{
+    *why = nullptr;
+    auto refuse = [why](const char *what) { *why = what; return MPI_ERR_ARG; };
+    if (!distribs || !dargs || !psizes) return refuse("array_of_distribs, array_of_dargs or array_of_psizes is NULL");
+    if (order != ABI_ORDER_C && order != ABI_ORDER_FORTRAN) return refuse("order is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN");
+    long long procs = 1;
+    for (int d = 0; d < ndims; ++d) {
+        if (gsizes[d] <= 0) return refuse("a global size is not positive");
+        if (psizes[d] <= 0) return refuse("a process grid size is not positive");
+        if (distribs[d] != ABI_DISTRIBUTE_NONE && distribs[d] != ABI_DISTRIBUTE_BLOCK && distribs[d] != ABI_DISTRIBUTE_CYCLIC)
+            return refuse("a distribution is not MPI_DISTRIBUTE_NONE, _BLOCK or _CYCLIC");
+        if (distribs[d] == ABI_DISTRIBUTE_NONE && psizes[d] != 1)
+            return refuse("a dimension of MPI_DISTRIBUTE_NONE has a process grid size other than 1");
+        if (dargs[d] != ABI_DISTRIBUTE_DFLT_DARG && dargs[d] <= 0)
+            return refuse("a distribution argument is neither positive nor MPI_DISTRIBUTE_DFLT_DARG");
+        if (distribs[d] == ABI_DISTRIBUTE_BLOCK && dargs[d] != ABI_DISTRIBUTE_DFLT_DARG &&
+            MPI_Count(dargs[d]) * psizes[d] < gsizes[d])
+            return refuse("a block distribution argument times its process grid size is less than the global size");
+        procs *= psizes[d];
+    }
+    if (procs != size) return refuse("the process grid sizes do not multiply to size");
+    if (rank < 0 || rank >= size) return refuse("rank is not in [0, size)");
+    std::vector<int> coord(static_cast<size_t>(ndims));
+    for (int d = ndims - 1, r = rank; d >= 0; --d) coord[size_t(d)] = r % psizes[d], r /= psizes[d];
+    MPI_Aint lb = 0, stride = 0;  // stride: the extent of one index of the dimension at hand
+    if (int rc = MPI_Type_get_extent(old, &lb, &stride)) return rc;
+    owned_type inner;  // the dimensions done so far (old itself at first)
+    MPI_Datatype level = old;
+    for (int k = 0; k < ndims; ++k) {
+        const int d = order == ABI_ORDER_C ? ndims - 1 - k : k;
+        const MPI_Count g = gsizes[d];
+        const int p = psizes[d], c = coord[size_t(d)];
+        // n runs of len indices, run j at first + j * step; then a run of tail_len at tail
+        MPI_Count first = 0, len = 0, step = 0, n = 0, tail = 0, tail_len = 0;
+        if (distribs[d] == ABI_DISTRIBUTE_NONE) {
+            len = g, n = 1;
+        } else if (distribs[d] == ABI_DISTRIBUTE_BLOCK) {
+            const MPI_Count b = dargs[d] == ABI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : dargs[d];
+            first = c * b;
+            len = std::max<MPI_Count>(0, std::min(g, first + b) - first);
+            n = len > 0;
+        } else {
+            const MPI_Count b = dargs[d] == ABI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[d];
+            first = c * b, step = b * p, len = b;
+            if (first < g) {
+                n = (g - 1 - first) / step + 1;
+                const MPI_Count last = first + (n - 1) * step;
+                if (g - last < b) tail = last, tail_len = g - last, --n;
+            }
+        }
+        owned_type parts[2];
+        MPI_Aint at[2];
+        int np = 0, rc = MPI_SUCCESS;
+        if (n > 0) {
+            owned_type run;
+            rc = repeat(len, stride, level, &run.t);
+            if (rc == MPI_SUCCESS) rc = repeat(n, MPI_Aint(step) * stride, run.t, &parts[np].t);
+            at[np++] = MPI_Aint(first) * stride;
+        }
+        if (rc == MPI_SUCCESS && tail_len > 0) {
+            rc = repeat(tail_len, stride, level, &parts[np].t);
+            at[np++] = MPI_Aint(tail) * stride;
+        }
+        owned_type placed, next;
+        int ones[2] = {1, 1};
+        MPI_Datatype types[2] = {parts[0].t, parts[1].t};
+        if (rc == MPI_SUCCESS) rc = MPI_Type_create_struct(np, ones, at, types, &placed.t);
+        if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(placed.t, 0, MPI_Aint(g) * stride, &next.t);
+        if (rc != MPI_SUCCESS) return rc;
+        std::swap(inner.t, next.t);  // next frees the level below
+        level = inner.t;
+        stride *= MPI_Aint(g);
+    }
+    *out = inner.t;
+    inner.t = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+
 }  // namespace
 
 bool made_by_c_find(MPI_Datatype t) { return record_of(t) != nullptr; }
@@ -579,7 +674,7 @@ ANYMPI_MANUAL(MPI_Type_create_subarray_c, fallback, "where the _c form is missin
 #endif
 }
 
-ANYMPI_MANUAL(MPI_Type_create_darray_c, fallback, "where the _c form is missing: the int form, every global size checked to fit (a darray past INT_MAX is refused: its distribution would have to be computed here) (large_count_types.cpp); envelope and contents those of the _c call")
+ANYMPI_MANUAL(MPI_Type_create_darray_c, fallback, "where the _c form is missing: the int form while every global size fits, else the distribution computed here and built from runs of copies in chunks of 2^30 (large_count_types.cpp); envelope and contents those of the _c call")
 {
 #if ANYMPI_HAVE_MPI_Type_create_darray_c
     return err_out(MPI_Type_create_darray_c(size, c_rank_in(rank), ndims, c_i64p(array_of_gsizes),
@@ -588,9 +683,24 @@ ANYMPI_MANUAL(MPI_Type_create_darray_c, fallback, "where the _c form is missing:
 #else
     static const char fn[] = "MPI_Type_create_darray_c";
     if (!newtype) return null_output(fn);
-    if (!all_fit(array_of_gsizes, ndims)) return too_many(fn, "a global size");
     const MPI_Datatype old = to_native(oldtype);
     const int n = ndims > 0 ? ndims : 0;
+    std::vector<int> ints{size, rank, ndims};
+    for (const int *a : {array_of_distribs, array_of_dargs, array_of_psizes})
+        for (int i = 0; a && i < n; ++i) ints.push_back(a[i]);
+    ints.push_back(order);
+    std::vector<MPI_Count> counts(array_of_gsizes, array_of_gsizes + (array_of_gsizes ? n : 0));
+    if (!all_fit(array_of_gsizes, ndims)) {  // so ndims > 0 and array_of_gsizes is given
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        const char *why = nullptr;
+        const int rc = darray_pieces(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                                     array_of_psizes, order, old, &t, &why);
+        if (why) {
+            *newtype = reinterpret_cast<abi_Datatype>(ABI_DATATYPE_NULL);
+            return bad(fn, ABI_ERR_ARG, why);
+        }
+        return made_as(rc, t, newtype, ABI_COMBINER_DARRAY, std::move(ints), std::move(counts), &old, 1);
+    }
     std::vector<int> g(static_cast<size_t>(n)), dist(static_cast<size_t>(n)), darg(static_cast<size_t>(n));
     for (int i = 0; array_of_gsizes && i < n; ++i) g[size_t(i)] = int(array_of_gsizes[i]);
     for (int i = 0; array_of_distribs && i < n; ++i) dist[size_t(i)] = cin<cat::distribute>(array_of_distribs[i]);
@@ -598,11 +708,6 @@ ANYMPI_MANUAL(MPI_Type_create_darray_c, fallback, "where the _c form is missing:
     MPI_Datatype t = MPI_DATATYPE_NULL;
     const int rc = MPI_Type_create_darray(size, rank_in(rank), ndims, g.data(), dist.data(), darg.data(),
                                           const_cast<int *>(array_of_psizes), cin<cat::order>(order), old, &t);
-    std::vector<int> ints{size, rank, ndims};
-    for (const int *a : {array_of_distribs, array_of_dargs, array_of_psizes})
-        for (int i = 0; a && i < n; ++i) ints.push_back(a[i]);
-    ints.push_back(order);
-    std::vector<MPI_Count> counts(array_of_gsizes, array_of_gsizes + (array_of_gsizes ? n : 0));
     return made_as(rc, t, newtype, ABI_COMBINER_DARRAY, std::move(ints), std::move(counts), &old, 1);
 #endif
 }

@@ -203,8 +203,23 @@ def built_on(fn):
     return None
 
 
+# Calls that write their request, request array and status outputs only when they set *flag
+# (nothing completed or matched: nothing changed): those converters convert back only then
+# (if_flag in backend.hpp).  Not MPI_Improbe's message, which the MPI sets to the null message.
+FLAG_GUARDED = {"MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Iprobe", "MPI_Improbe", "MPI_Request_get_status"}
+
+
 def convert(fn, p):
     """The native-call argument for one ABI parameter, or Unexpressible."""
+    c = convert_kind(fn, p)
+    m = re.fullmatch(r"c_(hio|st_out|harr_io|sts_out)\((.*)\)", c)
+    if fn.name in FLAG_GUARDED and m:
+        return f"c_{m.group(1)}_if(flag, {m.group(2)})"
+    return c
+
+
+def convert_kind(fn, p):
+    """convert, before FLAG_GUARDED."""
     t = p.ctype.strip()
     b = base(t)
     kind = p.kind

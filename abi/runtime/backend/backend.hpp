@@ -201,6 +201,27 @@ template <class A> inline hout_proxy<A, true> c_hio(A *p)
     return {p, to_native(p ? *p : reinterpret_cast<A>(traits<A>::null_abi))};
 }
 
+// A new request (every nonblocking call) is written by the MPI straight into the caller's
+// handle: a user handle's ABI bits are the native handle's (zero-extended: MPICH's int lands
+// in the low half of the slot, which starts as the ABI's MPI_REQUEST_NULL, whose high half is
+// zero).  Only the native MPI_REQUEST_NULL needs converting after the call; a call that failed
+// without writing leaves the ABI's.  No copy through the stack: on the path of every message.
+struct req_out_proxy {
+    abi_Request *p;
+    operator MPI_Request *() const { return reinterpret_cast<MPI_Request *>(p); }
+    __attribute__((always_inline)) ~req_out_proxy()
+    {
+        if (p && *reinterpret_cast<MPI_Request *>(p) == MPI_REQUEST_NULL)
+            *p = reinterpret_cast<abi_Request>(ABI_REQUEST_NULL);
+    }
+};
+inline req_out_proxy c_hout(abi_Request *p)
+{
+    static_assert(sizeof(MPI_Request) <= sizeof(abi_Request) && ABI_REQUEST_NULL <= 0xffffffffu);
+    if (p) *p = reinterpret_cast<abi_Request>(ABI_REQUEST_NULL);
+    return {p};
+}
+
 // A new persistent request (MPI_X_init forwarded to the native MPI): noted as such
 // (requests.cpp: native persistent requests), so that whether it is active can be told.
 void persistent_made(uintptr_t native_request);
@@ -210,7 +231,7 @@ struct hout_persistent_proxy : hout_proxy<abi_Request, false> {
         if (p && n != MPI_REQUEST_NULL) persistent_made(bits(n));
     }
 };
-inline hout_persistent_proxy c_hout_persistent(abi_Request *p) { return {c_hout(p)}; }
+inline hout_persistent_proxy c_hout_persistent(abi_Request *p) { return {{p, MPI_REQUEST_NULL}}; }
 
 // Which session a communicator or group derives from, for the session's buffered sends
 // (buffers.cpp).  A new communicator or group made from another (c_hout_derived: the generator
@@ -290,6 +311,29 @@ struct tout_proxy {
 };
 template <class A> inline tout_proxy c_tout(A *p) { return {p}; }
 template <class A> inline tout_proxy c_tio(A *p) { return {p}; }
+
+// Outputs a call writes only when it sets *flag (MPI_Test, MPI_Iprobe ...: when nothing
+// completed or matched, nothing else changed; FLAG_GUARDED in the generator): converted back
+// only then, so a pending MPI_Test converts neither its request nor its status.  *flag starts
+// true, so a call that fails before it writes flag still converts everything back.
+template <class P> struct if_flag : P {
+    int *flag;
+    template <class... A> __attribute__((always_inline)) if_flag(int *f, A &&...a) : P(std::forward<A>(a)...), flag(f)
+    {
+        if (f) *f = 1;
+    }
+    if_flag(const if_flag &) = delete;
+    if_flag &operator=(const if_flag &) = delete;
+    __attribute__((always_inline)) ~if_flag()
+    {
+        if (flag && !*flag) this->p = nullptr;  // the converter's own destructor then does nothing
+    }
+};
+template <class A> inline if_flag<hout_proxy<A, true>> c_hio_if(int *flag, A *p)
+{
+    return {flag, p, to_native(p ? *p : reinterpret_cast<A>(traits<A>::null_abi))};
+}
+template <class A> inline if_flag<harr_proxy<A>> c_harr_io_if(int *flag, A *a, long n) { return {flag, a, n, true, true}; }
 
 // ---------------------------------------------------------------- integers by meaning
 enum class cat { error, rank, tag, undefined, thread, order, distribute, darg, combiner, typeclass,
@@ -530,6 +574,7 @@ template <st_use Use> struct st_proxy {
     }
 };
 inline st_proxy<st_use::out> c_st_out(abi_Status *p) { return st_proxy<st_use::out>(p); }
+inline if_flag<st_proxy<st_use::out>> c_st_out_if(int *flag, abi_Status *p) { return {flag, p}; }
 inline st_proxy<st_use::io> c_st_io(abi_Status *p) { return st_proxy<st_use::io>(p); }
 inline st_proxy<st_use::in> c_st_in(const abi_Status *p) { return st_proxy<st_use::in>(const_cast<abi_Status *>(p)); }
 // Arrays (output only): every entry staged; n (which Waitsome/Testsome lower to outcount after
@@ -547,6 +592,7 @@ struct sts_proxy {
     ~sts_proxy() { if (p) for (long i = 0; i < n; ++i) status_written_back(s.ptr[i], p + i); }
 };
 inline sts_proxy c_sts_out(abi_Status *p, long n) { return {p, n}; }
+inline if_flag<sts_proxy> c_sts_out_if(int *flag, abi_Status *p, long n) { return {flag, p, n}; }
 
 // ---------------------------------------------------------------- buffers and pointers
 inline void *c_buf(const void *p)

@@ -893,7 +893,7 @@ ANYMPI_WIDE_IF(MPI_Igather_c, c_in_place_root("MPI_Igather_c", "sendbuf", sendbu
 ANYMPI_UNSUPPORTED_OUT(MPI_Igather_c, errh_of(comm), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD_IF(MPI_Igatherv, c_in_place_root("MPI_Igatherv", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hout(request)))
-ANYMPI_FWD(MPI_Improbe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), flag, c_hout(message), c_st_out(status)))
+ANYMPI_FWD(MPI_Improbe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), flag, c_hout(message), c_st_out_if(flag, status)))
 ANYMPI_FWD(MPI_Imrecv, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Imrecv_c
 ANYMPI_FWD(MPI_Imrecv_c, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_hout(request)))
@@ -931,7 +931,7 @@ ANYMPI_FWD_IF(MPI_Info_get_valuelen, c_always_available("MPI_Info_get_valuelen")
 ANYMPI_FWD_IF(MPI_Info_set, c_always_available("MPI_Info_set"), (c_hin(info), key, value))
 ANYMPI_FWD(MPI_Intercomm_create, (c_hin(local_comm), c_rank_in(local_leader), c_hin(peer_comm), c_rank_in(remote_leader), c_tag_in(tag), c_hout_derived(newintercomm, local_comm)))
 ANYMPI_FWD(MPI_Intercomm_merge, (c_hin(intercomm), high, c_hout_derived(newintracomm, intercomm)))
-ANYMPI_FWD(MPI_Iprobe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), flag, c_st_out(status)))
+ANYMPI_FWD(MPI_Iprobe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), flag, c_st_out_if(flag, status)))
 ANYMPI_FWD(MPI_Irecv, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Irecv_c
 ANYMPI_FWD(MPI_Irecv_c, (c_buf(buf), count, c_hin(datatype), c_rank_in(source), c_tag_in(tag), c_hin(comm), c_hout(request)))
@@ -1170,7 +1170,7 @@ ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, MPI_Ireduce_scatter, errh_of(comm), t
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
-ANYMPI_FWD_AS(MPI_Request_get_status, (c_hin(request), flag, c_st_out(status)))
+ANYMPI_FWD_AS(MPI_Request_get_status, (c_hin(request), flag, c_st_out_if(flag, status)))
 ANYMPI_FWD(MPI_Rget, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Rget_c
 ANYMPI_FWD(MPI_Rget_c, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win), c_hout(request)))
@@ -1327,10 +1327,10 @@ ANYMPI_NARROW(MPI_Status_set_elements_c, MPI_Status_set_elements_x, errh_self(),
 ANYMPI_UNSUPPORTED(MPI_Status_set_elements_c, errh_self(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Status_set_elements_x, (c_st_io(status), c_hin(datatype), count))
-ANYMPI_FWD_AS(MPI_Test, (c_hio(request), flag, c_st_out(status)))
+ANYMPI_FWD_AS(MPI_Test, (c_hio_if(flag, request), flag, c_st_out_if(flag, status)))
 ANYMPI_FWD(MPI_Test_cancelled, (c_st_in(status), flag))
-ANYMPI_FWD_AS(MPI_Testall, (count, c_harr_io(array_of_requests, count), flag, c_sts_out(array_of_statuses, count)))
-ANYMPI_FWD_AS(MPI_Testany, (count, c_harr_io(array_of_requests, count), c_cout<cat::undefined>(indx), flag, c_st_out(status)))
+ANYMPI_FWD_AS(MPI_Testall, (count, c_harr_io_if(flag, array_of_requests, count), flag, c_sts_out_if(flag, array_of_statuses, count)))
+ANYMPI_FWD_AS(MPI_Testany, (count, c_harr_io_if(flag, array_of_requests, count), c_cout<cat::undefined>(indx), flag, c_st_out_if(flag, status)))
 ANYMPI_FWD(MPI_Topo_test, (c_hin(comm), c_cout<cat::topology>(status)))
 ANYMPI_FWD(MPI_Type_commit, (c_hio(datatype)))
 ANYMPI_FWD(MPI_Type_contiguous, (count, c_hin(oldtype), c_hout_built(newtype, &oldtype, 1)))

@@ -402,8 +402,8 @@ static void expect_contents(MPI_Datatype t, int combiner, int ni, const int *int
  * pages stay unallocated), sent to this process: markers at the offsets it should pick. */
 static void expect_picks(MPI_Datatype t, MPI_Count extent, int n, const MPI_Count *at, const char *what)
 {
-    unsigned char *buf = malloc((size_t)extent), got[8] = {0};
-    CHECK_FATAL(buf != NULL);
+    unsigned char *buf = malloc((size_t)extent), got[16] = {0};
+    CHECK_FATAL(buf != NULL && n <= (int)sizeof got);
     for (int i = 0; i < n; ++i) buf[at[i]] = (unsigned char)(0x40 + i);
     MPI_OK(MPI_Type_commit(&t));
     MPI_OK(MPI_Sendrecv(buf, 1, t, 0, 9, got, n, MPI_BYTE, 0, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE));

@@ -67,7 +67,9 @@ struct entry {
     std::vector<made_ref> members;
 };
 std::mutex made_mutex;
-std::unordered_map<uintptr_t, entry> made;  // by native handle (guarded)
+// By native handle (guarded).  Never destroyed: at exit the MPI is finalized, and the end of a
+// record frees native datatypes (the duplicates it holds).
+std::unordered_map<uintptr_t, entry> &made = *new std::unordered_map<uintptr_t, entry>;
 int made_keyval = MPI_KEYVAL_INVALID;      // the attribute that ends an entry (guarded)
 
 bool is_predefined(MPI_Datatype t) { return bits(to_abi<abi_Datatype>(t)) < 0x400; }

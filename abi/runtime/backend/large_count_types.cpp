@@ -318,12 +318,6 @@ int strided(const char *fn, MPI_Count count, MPI_Count bl, MPI_Count stride, abi
     return made_as(rc, t, newtype, combiner, {}, {count, bl, stride}, &old, 1);
 }
 
-// A darray whose global sizes pass INT_MAX, built as its type map: in each dimension the
-// indices this process owns -- all of them (none), one run (block), runs of darg at a stride of
-// darg * psize and a shorter last one (cyclic) -- each index a copy of the dimensions inside it
-// (repeat), from the fastest dimension out, each level resized to its whole extent.  So the
-// elements come in increasing address order, as the standard's definition lists them, and the
-// extent is the whole array's.  0, or the error with *why naming the argument.
 struct owned_type {  // frees what it holds unless released
     MPI_Datatype t = MPI_DATATYPE_NULL;
     owned_type() = default;
@@ -334,6 +328,58 @@ struct owned_type {  // frees what it holds unless released
         if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
     }
 };
+
+// The indices of one dimension an array type takes: n runs of len, run j at first + j * step,
+// then a run of tail_len at tail -- a subarray's one run, a darray's distribution.
+struct index_runs {
+    MPI_Count first = 0, len = 0, step = 0, n = 0, tail = 0, tail_len = 0;
+};
+
+// A subarray or darray past INT_MAX, built as its type map from the fastest dimension out:
+// each index runs_of(d) takes is a copy of the dimensions inside it (repeat), each level
+// resized to its dimension's whole extent.  So the elements come in increasing address order,
+// as the standard's definitions list them, and the extent is the whole array's.
+template <class Runs>
+int array_type(int ndims, const abi_Count *sizes, int order, MPI_Datatype old, Runs runs_of, MPI_Datatype *out)
+{
+    MPI_Aint lb = 0, stride = 0;  // stride: the extent of one index of the dimension at hand
+    if (int rc = MPI_Type_get_extent(old, &lb, &stride)) return rc;
+    owned_type inner;  // the dimensions done so far (old itself at first)
+    MPI_Datatype level = old;
+    for (int k = 0; k < ndims; ++k) {
+        const int d = order == ABI_ORDER_C ? ndims - 1 - k : k;
+        const index_runs r = runs_of(d);
+        owned_type parts[2];
+        MPI_Aint at[2];
+        int np = 0, rc = MPI_SUCCESS;
+        if (r.n > 0) {
+            owned_type run;
+            rc = repeat(r.len, stride, level, &run.t);
+            if (rc == MPI_SUCCESS) rc = repeat(r.n, MPI_Aint(r.step) * stride, run.t, &parts[np].t);
+            at[np++] = MPI_Aint(r.first) * stride;
+        }
+        if (rc == MPI_SUCCESS && r.tail_len > 0) {
+            rc = repeat(r.tail_len, stride, level, &parts[np].t);
+            at[np++] = MPI_Aint(r.tail) * stride;
+        }
+        owned_type placed, next;
+        int ones[2] = {1, 1};
+        MPI_Datatype types[2] = {parts[0].t, parts[1].t};
+        if (rc == MPI_SUCCESS) rc = MPI_Type_create_struct(np, ones, at, types, &placed.t);
+        if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(placed.t, 0, MPI_Aint(sizes[d]) * stride, &next.t);
+        if (rc != MPI_SUCCESS) return rc;
+        std::swap(inner.t, next.t);  // next frees the level below
+        level = inner.t;
+        stride *= MPI_Aint(sizes[d]);
+    }
+    *out = inner.t;
+    inner.t = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+
+// A darray whose global sizes pass INT_MAX: in each dimension the indices this process owns --
+// all of them (none), one run (block), runs of darg at a stride of darg * psize and a shorter
+// last one (cyclic).  0, or the error with *why naming the argument.
 int darray_pieces(int size, int rank, int ndims, const abi_Count *gsizes, const int *distribs, const int *dargs,
                   const int *psizes, int order, MPI_Datatype old, MPI_Datatype *out, const char **why)
 {
@@ -360,58 +406,28 @@ int darray_pieces(int size, int rank, int ndims, const abi_Count *gsizes, const 
     if (rank < 0 || rank >= size) return refuse("rank is not in [0, size)");
     std::vector<int> coord(static_cast<size_t>(ndims));
     for (int d = ndims - 1, r = rank; d >= 0; --d) coord[size_t(d)] = r % psizes[d], r /= psizes[d];
-    MPI_Aint lb = 0, stride = 0;  // stride: the extent of one index of the dimension at hand
-    if (int rc = MPI_Type_get_extent(old, &lb, &stride)) return rc;
-    owned_type inner;  // the dimensions done so far (old itself at first)
-    MPI_Datatype level = old;
-    for (int k = 0; k < ndims; ++k) {
-        const int d = order == ABI_ORDER_C ? ndims - 1 - k : k;
+    return array_type(ndims, gsizes, order, old, [&](int d) {
         const MPI_Count g = gsizes[d];
         const int p = psizes[d], c = coord[size_t(d)];
-        // n runs of len indices, run j at first + j * step; then a run of tail_len at tail
-        MPI_Count first = 0, len = 0, step = 0, n = 0, tail = 0, tail_len = 0;
+        index_runs r;
         if (distribs[d] == ABI_DISTRIBUTE_NONE) {
-            len = g, n = 1;
+            r.len = g, r.n = 1;
         } else if (distribs[d] == ABI_DISTRIBUTE_BLOCK) {
             const MPI_Count b = dargs[d] == ABI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : dargs[d];
-            first = c * b;
-            len = std::max<MPI_Count>(0, std::min(g, first + b) - first);
-            n = len > 0;
+            r.first = c * b;
+            r.len = std::max<MPI_Count>(0, std::min(g, r.first + b) - r.first);
+            r.n = r.len > 0;
         } else {
             const MPI_Count b = dargs[d] == ABI_DISTRIBUTE_DFLT_DARG ? 1 : dargs[d];
-            first = c * b, step = b * p, len = b;
-            if (first < g) {
-                n = (g - 1 - first) / step + 1;
-                const MPI_Count last = first + (n - 1) * step;
-                if (g - last < b) tail = last, tail_len = g - last, --n;
+            r.first = c * b, r.step = b * p, r.len = b;
+            if (r.first < g) {
+                r.n = (g - 1 - r.first) / r.step + 1;
+                const MPI_Count last = r.first + (r.n - 1) * r.step;
+                if (g - last < b) r.tail = last, r.tail_len = g - last, --r.n;
             }
         }
-        owned_type parts[2];
-        MPI_Aint at[2];
-        int np = 0, rc = MPI_SUCCESS;
-        if (n > 0) {
-            owned_type run;
-            rc = repeat(len, stride, level, &run.t);
-            if (rc == MPI_SUCCESS) rc = repeat(n, MPI_Aint(step) * stride, run.t, &parts[np].t);
-            at[np++] = MPI_Aint(first) * stride;
-        }
-        if (rc == MPI_SUCCESS && tail_len > 0) {
-            rc = repeat(tail_len, stride, level, &parts[np].t);
-            at[np++] = MPI_Aint(tail) * stride;
-        }
-        owned_type placed, next;
-        int ones[2] = {1, 1};
-        MPI_Datatype types[2] = {parts[0].t, parts[1].t};
-        if (rc == MPI_SUCCESS) rc = MPI_Type_create_struct(np, ones, at, types, &placed.t);
-        if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(placed.t, 0, MPI_Aint(g) * stride, &next.t);
-        if (rc != MPI_SUCCESS) return rc;
-        std::swap(inner.t, next.t);  // next frees the level below
-        level = inner.t;
-        stride *= MPI_Aint(g);
-    }
-    *out = inner.t;
-    inner.t = MPI_DATATYPE_NULL;
-    return MPI_SUCCESS;
+        return r;
+    }, out);
 }
 
 }  // namespace
@@ -628,7 +644,6 @@ ANYMPI_MANUAL(MPI_Type_create_subarray_c, fallback, "where the _c form is missin
     const MPI_Datatype old = to_native(oldtype);
     MPI_Datatype t = MPI_DATATYPE_NULL;
     int rc;
-    const bool c_order = order == ABI_ORDER_C;
     if (ndims <= 0 || !array_of_sizes || !array_of_subsizes || !array_of_starts ||
         (all_fit(array_of_sizes, ndims) && all_fit(array_of_subsizes, ndims) && all_fit(array_of_starts, ndims))) {
         std::vector<int> s(size_t(ndims > 0 ? ndims : 0)), u(s.size()), b(s.size());
@@ -638,36 +653,17 @@ ANYMPI_MANUAL(MPI_Type_create_subarray_c, fallback, "where the _c form is missin
     } else if (order != ABI_ORDER_C && order != ABI_ORDER_FORTRAN) {
         return bad(fn, ABI_ERR_ARG, "order is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN");
     } else {
-        // Fastest dimension first: each wraps the last in copies at its stride (the elements
-        // of one row of it), the start the offset of the first; the whole array its extent.
-        MPI_Aint lb, ext;
-        rc = MPI_Type_get_extent(old, &lb, &ext);
-        MPI_Aint stride = ext, offset = 0;
-        MPI_Datatype inner = old;
-        for (int k = 0; k < ndims && rc == MPI_SUCCESS; ++k) {
-            const int d = c_order ? ndims - 1 - k : k;
-            const MPI_Count size = array_of_sizes[d], sub = array_of_subsizes[d], start = array_of_starts[d];
-            if (size <= 0 || sub < 0 || start < 0 || sub + start > size) {
-                rc = MPI_ERR_ARG;
-                break;
+        for (int d = 0; d < ndims; ++d)
+            if (array_of_sizes[d] <= 0 || array_of_subsizes[d] < 0 || array_of_starts[d] < 0 ||
+                array_of_subsizes[d] + array_of_starts[d] > array_of_sizes[d]) {
+                *newtype = reinterpret_cast<abi_Datatype>(ABI_DATATYPE_NULL);
+                return bad(fn, ABI_ERR_ARG, "a size is not positive, or a subsize or start is negative or passes its size");
             }
-            MPI_Datatype next = MPI_DATATYPE_NULL;
-            rc = repeat(sub, stride, inner, &next);
-            if (inner != old && inner != MPI_DATATYPE_NULL) MPI_Type_free(&inner);
-            inner = next;
-            offset += MPI_Aint(start) * stride;
-            stride *= MPI_Aint(size);
-        }
-        MPI_Datatype placed = MPI_DATATYPE_NULL;
-        int one = 1;
-        if (rc == MPI_SUCCESS) rc = MPI_Type_create_struct(1, &one, &offset, &inner, &placed);
-        if (inner != old && inner != MPI_DATATYPE_NULL) MPI_Type_free(&inner);
-        if (rc == MPI_SUCCESS) rc = MPI_Type_create_resized(placed, 0, stride, &t);
-        if (placed != MPI_DATATYPE_NULL) MPI_Type_free(&placed);
-        if (rc == MPI_ERR_ARG) {
-            *newtype = reinterpret_cast<abi_Datatype>(ABI_DATATYPE_NULL);
-            return bad(fn, ABI_ERR_ARG, "a size is not positive, or a subsize or start is negative or passes its size");
-        }
+        rc = array_type(ndims, array_of_sizes, order, old, [&](int d) {
+            index_runs r;
+            r.first = array_of_starts[d], r.len = array_of_subsizes[d], r.n = r.len > 0;
+            return r;
+        }, &t);
     }
     std::vector<MPI_Count> counts;
     for (const abi_Count *a : {array_of_sizes, array_of_subsizes, array_of_starts})

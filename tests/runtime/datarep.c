@@ -136,6 +136,14 @@ static void test_register(void)
 }
 
 /* What every process wrote, visible to every process (MPI-IO's sync-barrier-sync). */
+/* The count of a status, in elements of t. */
+static int count_of(const MPI_Status *st, MPI_Datatype t)
+{
+    int n = -1;
+    MPI_OK(MPI_Get_count(st, t, &n));
+    return n;
+}
+
 static void settle(MPI_File fh)
 {
     MPI_OK(MPI_File_sync(fh));
@@ -148,11 +156,9 @@ static long raw(MPI_File fh, unsigned char *out, long cap)
 {
     MPI_Status st;
     memset(&st, 0, sizeof st); /* ROMIO writes only the count */
-    int n = 0;
     MPI_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     MPI_OK(MPI_File_read_at(fh, 0, out, (int)cap, MPI_BYTE, &st));
-    MPI_OK(MPI_Get_count(&st, MPI_BYTE, &n));
-    return n;
+    return count_of(&st, MPI_BYTE);
 }
 
 /* Ranks interleaved int by int: rank r's i-th int at file int i*size + r, the filetype's extent
@@ -204,8 +210,7 @@ static void test_interleaved(const char *rep)
     memset(&st, 0, sizeof st); /* ROMIO writes only the count */
     int count = -1;
     MPI_OK(MPI_File_write_all(fh, out, 4, MPI_INT, &st));
-    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-    CHECK_EQ(count, 4);
+    CHECK_EQ(count_of(&st, MPI_INT), 4);
     MPI_Offset pos = -1;
     MPI_OK(MPI_File_get_position(fh, &pos));
     CHECK_EQ(pos, 4);
@@ -232,8 +237,7 @@ static void test_interleaved(const char *rep)
     MPI_OK(MPI_Type_free(&slot2));
     memset(in, 0, sizeof in);
     MPI_OK(MPI_File_read_at(fh, 2, in, 4, MPI_INT, &st));
-    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-    CHECK_EQ(count, 4);
+    CHECK_EQ(count_of(&st, MPI_INT), 4);
     for (int i = 0; i < 4; ++i) CHECK_EQ(in[i], out[2 + i]);
     int holes[2 * N];
     for (int i = 0; i < 2 * N; ++i) holes[i] = -555;
@@ -244,8 +248,7 @@ static void test_interleaved(const char *rep)
     MPI_OK(MPI_Type_commit(&gaps));
     MPI_OK(MPI_File_seek(fh, 0, MPI_SEEK_SET));
     MPI_OK(MPI_File_read(fh, holes, 2, gaps, &st));
-    MPI_OK(MPI_Get_count(&st, gaps, &count));
-    CHECK_EQ(count, 2);
+    CHECK_EQ(count_of(&st, gaps), 2);
     MPI_OK(MPI_Get_elements(&st, MPI_INT, &count));
     CHECK_EQ(count, 6);
     for (int i = 0; i < 2 * N; ++i) CHECK_EQ(holes[i], i % 2 ? -555 : out[i / 2]);
@@ -267,16 +270,14 @@ static void test_interleaved(const char *rep)
     MPI_OK(MPI_File_iwrite_at(fh, N, again, 2, MPI_INT, &req)); /* (Open MPI's ROMIO faults in iwrite_at_all) */
     int flag = 0;
     SPIN(MPI_Test(&req, &flag, &st), flag);
-    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-    CHECK_EQ(count, 2);
+    CHECK_EQ(count_of(&st, MPI_INT), 2);
     settle(fh);
 
     /* Split collective: the ints written last. */
     int two[2] = {0, 0};
     MPI_OK(MPI_File_read_at_all_begin(fh, N, two, 2, MPI_INT));
     MPI_OK(MPI_File_read_at_all_end(fh, two, &st));
-    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-    CHECK_EQ(count, 2);
+    CHECK_EQ(count_of(&st, MPI_INT), 2);
     CHECK_EQ(two[0], rank + 11);
     CHECK_EQ(two[1], rank + 12);
 
@@ -313,16 +314,13 @@ static void test_ordered(void)
     int mine[2] = {100 * rank + 1, -(100 * rank + 2)}, back[2] = {0, 0};
     MPI_Status st;
     memset(&st, 0, sizeof st); /* ROMIO writes only the count */
-    int count = -1;
     MPI_OK(MPI_File_write_ordered(fh, mine, 2, MPI_INT, &st));
-    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-    CHECK_EQ(count, 2);
+    CHECK_EQ(count_of(&st, MPI_INT), 2);
     settle(fh);
     MPI_OK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET));
     MPI_OK(MPI_File_read_ordered_begin(fh, back, 2, MPI_INT));
     MPI_OK(MPI_File_read_ordered_end(fh, back, &st));
-    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-    CHECK_EQ(count, 2);
+    CHECK_EQ(count_of(&st, MPI_INT), 2);
     CHECK_EQ(back[0], mine[0]);
     CHECK_EQ(back[1], mine[1]);
     /* In the file: rank r's two ints, widened, at 16 * r. */
@@ -358,12 +356,10 @@ static void test_self(void)
     CHECK_EQ(fsize, 24);
     MPI_Status st;
     memset(&st, 0, sizeof st); /* ROMIO writes only the count */
-    int count = -1;
     const long before = conversions;
     MPI_OK(MPI_File_read_at(fh, 0, five, 5, MPI_INT, &st));
     CHECK(conversions > before);
-    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-    CHECK_EQ(count, 3);
+    CHECK_EQ(count_of(&st, MPI_INT), 3);
     for (int i = 0; i < 5; ++i) CHECK_EQ(five[i], i < 3 ? three[i] : -9);
 
     /* The same data, as they are: native ints at 4-byte slots. */
@@ -372,8 +368,7 @@ static void test_self(void)
     MPI_OK(MPI_File_write_at(fh, 0, three, 3, MPI_INT, MPI_STATUS_IGNORE));
     int back[3] = {0, 0, 0};
     MPI_OK(MPI_File_read_at(fh, 0, back, 3, MPI_INT, &st));
-    MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
-    CHECK_EQ(count, 3);
+    CHECK_EQ(count_of(&st, MPI_INT), 3);
     CHECK_EQ(conversions, quiet);
     int raw_ints[3] = {0, 0, 0};
     MPI_OK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));

@@ -121,6 +121,79 @@ TEST(LayerIresult, NonblockingCollectives) {
   for (int p = 0; p < size(); ++p) EXPECT_EQ(got[static_cast<std::size_t>(p)], p * 100 + rank());
 }
 
+// A receive whose count comes from the message: irecv returns at once, and the message is
+// matched (and its size taken) when the iresult is first tested or waited for. Each rank sends
+// prev-dependent sizes, so a count taken from anything but the matched message is wrong.
+TEST(LayerIresult, DeferredCountReceiveMatchesWhenTestedOrWaited) {
+  auto waited = anympi::irecv(std::vector<int>{} | views::resize, prev(), 40, world());
+  auto tested = anympi::irecv(std::vector<int>{-1, -1, -1, -1, -1, -1, -1, -1} | views::no_resize, prev(), 41, world());
+  std::vector<int> mine(static_cast<std::size_t>(rank() + 1));
+  auto borrowed = anympi::irecv(mine | views::resize, prev(), 42, world());
+  EXPECT_TRUE(waited.valid());
+  // Nothing is sent before the barrier: a test finds no message and reports the receive pending.
+  EXPECT_FALSE(tested.test().has_value());
+  mpi::barrier(world());
+  // Nonblocking sends: no receive is posted before the test or wait (a blocking send to this
+  // process, at one rank, would wait for good).
+  auto s40 = anympi::isend(iota(static_cast<std::size_t>(rank() + 3), rank() * 10), next(), 40, world());
+  auto s41 = anympi::isend(iota(static_cast<std::size_t>(rank() + 2), rank() * 20), next(), 41, world());
+  auto s42 = anympi::isend(iota(static_cast<std::size_t>(2 * rank() + 5), rank() * 30), next(), 42, world());
+  EXPECT_EQ(std::move(waited.wait()).base(), iota(static_cast<std::size_t>(prev() + 3), prev() * 10));
+  std::optional<decltype(tested)::value_type> got;
+  while (!(got = tested.test())) {
+  }
+  // no_resize: the first count elements are the message, the rest as they were.
+  std::vector<int> expect_tested = iota(static_cast<std::size_t>(prev() + 2), prev() * 20);
+  expect_tested.resize(8, -1);
+  EXPECT_EQ(got->base(), expect_tested);
+  (void)borrowed.wait();
+  EXPECT_EQ(mine, iota(static_cast<std::size_t>(2 * prev() + 5), prev() * 30));
+  s40.wait(), s41.wait(), s42.wait();
+}
+
+// Many deferred receives completed by wait_any (which polls them) and by wait_all, the
+// messages sent in reverse order of the tags.
+TEST(LayerIresult, DeferredCountReceivesThroughWaitAnyAndWaitAll) {
+  constexpr int n = 50;
+  using deferred = decltype(anympi::irecv(std::vector<int>{} | views::resize, 0, 0, world()));
+  std::vector<deferred> any, all;
+  for (int i = 0; i < n; ++i) any.push_back(anympi::irecv(std::vector<int>{} | views::resize, prev(), 200 + i, world()));
+  for (int i = 0; i < n; ++i) all.push_back(anympi::irecv(std::vector<int>{} | views::resize, prev(), 300 + i, world()));
+  std::vector<decltype(anympi::isend(std::vector<int>{}, 0, 0, world()))> sends;
+  for (int i = n - 1; i >= 0; --i) {
+    sends.push_back(anympi::isend(iota(static_cast<std::size_t>(i % 7), rank() + i), next(), 200 + i, world()));
+    sends.push_back(anympi::isend(iota(static_cast<std::size_t>(i % 5 + 1), rank() - i), next(), 300 + i, world()));
+  }
+  std::vector<bool> seen(n, false);
+  int completed = 0;
+  while (auto i = anympi::wait_any(any)) {
+    EXPECT_FALSE(seen[*i]);
+    seen[*i] = true;
+    ++completed;
+    int const k = static_cast<int>(*i);
+    EXPECT_EQ(std::move(any[*i].wait()).base(), iota(static_cast<std::size_t>(k % 7), prev() + k));
+  }
+  EXPECT_EQ(completed, n);
+  auto got = anympi::wait_all(all);
+  for (int i = 0; i < n; ++i)
+    EXPECT_EQ(std::move(got[static_cast<std::size_t>(i)]).base(), iota(static_cast<std::size_t>(i % 5 + 1), prev() - i));
+  anympi::wait_all(sends);
+}
+
+// Destroying a deferred receive that has not matched yet waits for its message, as any pending
+// iresult waits; moving it before that moves the pending match.
+TEST(LayerIresult, DeferredCountReceiveMovedAndDestroyed) {
+  std::vector<int> into;
+  {
+    // Made first, destroyed last: the send cannot complete before its receive has matched.
+    auto s = anympi::isend(iota(4, rank()), next(), 43, world());
+    auto r = anympi::irecv(into | views::resize, prev(), 43, world());
+    std::optional<decltype(r)> moved{std::move(r)};
+    EXPECT_FALSE(r.valid());
+  }
+  EXPECT_EQ(into, iota(4, prev()));
+}
+
 // Move-assigning over an iresult that borrows rebinds it: neither borrowed buffer is written
 // (a tuple of references assigned would have copied b into a).
 TEST(LayerIresult, MoveAssignOverABorrowingOneWritesNoBuffer) {

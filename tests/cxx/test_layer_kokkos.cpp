@@ -106,18 +106,43 @@ TEST(LayerKokkos, StridedSubviewThroughTheCoreAndAnExplicitFinish) {
   for (int i = 0; i < 8; ++i) EXPECT_EQ(out(i), i % 2 ? prev() * 1000 + (i - 1) : -1) << i;
 }
 
-TEST(LayerKokkos, StridedAllreduceUnpackedByFinish) {
+// Every wrapper unpacks a strided receive where this process received: the collectives here,
+// and a nonblocking receive when it completes.
+TEST(LayerKokkos, StridedCollectivesAndNonblockingReceivesAreUnpacked) {
   matrix m("m", 4, 2);
   for (int i = 0; i < 4; ++i) m(i, 0) = rank() + i, m(i, 1) = -7;
   matrix r("r", 4, 2);
   Kokkos::deep_copy(r, -1);
-  auto rb = anympi::allreduce(views::kokkos(Kokkos::subview(m, Kokkos::ALL, 0)),
-                              views::kokkos(Kokkos::subview(r, Kokkos::ALL, 0)), mpi::max<>{}, world());
-  auto col = anympi::finish(std::move(rb), true);
+  auto col = anympi::allreduce(views::kokkos(Kokkos::subview(m, Kokkos::ALL, 0)),
+                               views::kokkos(Kokkos::subview(r, Kokkos::ALL, 0)), mpi::max<>{}, world());
   for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(col(i), size() - 1 + i);
     EXPECT_EQ(r(i, 0), size() - 1 + i);
     EXPECT_EQ(r(i, 1), -1);
+  }
+
+  // allgather into column 1 of a size() x 2 matrix; gather into column 0 at the last rank only.
+  matrix g("g", static_cast<std::size_t>(size()), 2);
+  Kokkos::deep_copy(g, -1);
+  anympi::allgather(rank() * 3, Kokkos::subview(g, Kokkos::ALL, 1) | views::kokkos, world());
+  int const root = size() - 1;
+  anympi::gather(rank() * 5, Kokkos::subview(g, Kokkos::ALL, 0) | views::kokkos, root, world());
+  for (int p = 0; p < size(); ++p) {
+    EXPECT_EQ(g(p, 1), p * 3) << p;
+    EXPECT_EQ(g(p, 0), rank() == root ? p * 5 : -1) << p;
+  }
+
+  // irecv into column 1 of a 3x2 matrix: unpacked by wait(), into the caller's View.
+  matrix n("n", 3, 2);
+  Kokkos::deep_copy(n, -1);
+  auto req = anympi::irecv(Kokkos::subview(n, Kokkos::ALL, 1) | views::kokkos, prev(), 7, world());
+  auto sreq = anympi::isend(iota(3, rank() * 10), next(), 7, world());
+  auto got = req.wait();
+  sreq.wait();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(n(i, 1), prev() * 10 + i) << i;
+    EXPECT_EQ(got(i), prev() * 10 + i) << i;
+    EXPECT_EQ(n(i, 0), -1) << i;
   }
 }
 

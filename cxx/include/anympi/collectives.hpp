@@ -56,118 +56,155 @@ decltype(auto) packed(B& b) {
   if constexpr (views::detail::has_displs<B>) return (b);
   else return b | views::auto_displs;
 }
+
+// Whether MPI writes the receive buffer on this process, asked only of a finishing_buffer
+// (views::deserialize<T>() decodes, a strided views::kokkos unpacks, only what was received):
+// at a gather's or reduce's root (MPI_ROOT on an intercommunicator), at a bcast's other
+// processes (on an intercommunicator: the group that does not hold the root), else everywhere.
+inline bool at_root(mpi::comm_handle auto const& comm, mpi::rank_like auto const& root) {
+  return mpi::detail::is_root(mpi::handle(comm), mpi::to_rank(root));
+}
+inline bool from_root(mpi::comm_handle auto const& comm, mpi::rank_like auto const& root) {
+  auto const c = view_of(comm);
+  return c.is_inter() ? mpi::to_rank(root) >= 0 : c.rank() != mpi::to_rank(root);
+}
 }  // namespace detail
 
 template <class B, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::data_buffer<held_t<B>&>
 result_t<B> bcast(B&& buf, Rt const& root, C const& comm) {
   held_t<B> b(std::forward<B>(buf));
-  auto const cv = detail::view_of(comm);
-  infer(bcast_op{mpi::to_rank(root)}, cv, b);
+  infer(bcast_op{mpi::to_rank(root)}, detail::view_of(comm), b);
   mpi::bcast(b, root, comm);
   if constexpr (finishing_buffer<held_t<B>>)
-    return anympi::finish(std::forward<held_t<B>>(b), cv.rank() != mpi::to_rank(root));
+    return anympi::finish(std::forward<held_t<B>>(b), detail::from_root(comm, root));
   else return b;
 }
 
 template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
-held_t<R> gather(S&& s, R&& recv, Rt const& root, C const& comm) {
+result_t<R> gather(S&& s, R&& recv, Rt const& root, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(gather_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
   mpi::gather(s, r, root, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), detail::at_root(comm, root));
+  else return r;
 }
 
 template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
-held_t<R> gatherv(S&& s, R&& recv, Rt const& root, C const& comm) {
+result_t<R> gatherv(S&& s, R&& recv, Rt const& root, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(gatherv_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
   mpi::gatherv(s, detail::packed(r), root, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), detail::at_root(comm, root));
+  else return r;
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
-held_t<R> allgather(S&& s, R&& recv, C const& comm) {
+result_t<R> allgather(S&& s, R&& recv, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(allgather_op{}, detail::view_of(comm), s, r);
   mpi::allgather(s, r, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
-held_t<R> allgatherv(S&& s, R&& recv, C const& comm) {
+result_t<R> allgatherv(S&& s, R&& recv, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(allgatherv_op{}, detail::view_of(comm), s, r);
   mpi::allgatherv(s, detail::packed(r), comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
 }
 
 template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
-held_t<R> scatter(S&& s, R&& recv, Rt const& root, C const& comm) {
+result_t<R> scatter(S&& s, R&& recv, Rt const& root, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(scatter_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
   mpi::scatter(s, r, root, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
 }
 
 template <class S, class R, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
-held_t<R> scatterv(S&& s, R&& recv, Rt const& root, C const& comm) {
+result_t<R> scatterv(S&& s, R&& recv, Rt const& root, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(scatterv_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
   mpi::scatterv(detail::packed(s), r, root, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
-held_t<R> alltoall(S&& s, R&& recv, C const& comm) {
+result_t<R> alltoall(S&& s, R&& recv, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(alltoall_op{}, detail::view_of(comm), s, r);
   mpi::alltoall(s, r, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
 }
 
 template <class S, class R, mpi::comm_handle C>
-held_t<R> alltoallv(S&& s, R&& recv, C const& comm) {
+result_t<R> alltoallv(S&& s, R&& recv, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(alltoallv_op{}, detail::view_of(comm), s, r);
   mpi::alltoallv(detail::packed(s), detail::packed(r), comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
 }
 
 template <mpi::send_buffer S, class R, class Op, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
-held_t<R> reduce(S&& s, R&& recv, Op const& op, Rt const& root, C const& comm) {
+result_t<R> reduce(S&& s, R&& recv, Op const& op, Rt const& root, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(reduce_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
   mpi::reduce(s, r, op, root, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), detail::at_root(comm, root));
+  else return r;
 }
 
 template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
-held_t<R> allreduce(S&& s, R&& recv, Op const& op, C const& comm) {
+result_t<R> allreduce(S&& s, R&& recv, Op const& op, C const& comm) {
   held_t<R> r(std::forward<R>(recv));
   infer(allreduce_op{}, detail::view_of(comm), s, r);
   mpi::allreduce(s, r, op, comm);
-  return r;
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
 }
 
-// Nonblocking collectives: wait() hands back the receive buffer where it is owned; an owned
-// send buffer is kept until completion. infer() runs before the operation starts: where it
-// needs no communication (a whole-message receive count is the send count) the call does not
-// block; the v-collectives' deferred counts (views::auto_counts) and scatter's are found by a
-// blocking count exchange first, the data then moves nonblocking. A bcast whose count is
-// deferred would need the same, and ibcast refuses one instead, as irecv does.
+// Nonblocking collectives: wait() hands back the receive buffer where it is owned (what a
+// finishing_buffer yields); an owned send buffer is kept until completion. infer() runs before
+// the operation starts: where it needs no communication (a whole-message receive count is the
+// send count) the call does not block; the deferred counts of bcast, scatter and the
+// v-collectives (views::resize, views::auto_counts, views::deserialize<T>()) are found by a
+// blocking count exchange first, the data then moves nonblocking.
 template <class B, mpi::rank_like Rt, mpi::comm_handle C>
-  requires mpi::data_buffer<held_t<B>&> && (!deferred_count<B>)
+  requires mpi::data_buffer<held_t<B>&>
 [[nodiscard]] iresult<B> ibcast(B&& buf, Rt const& root, C const& comm) {
   return iresult<B>(
-      std::in_place, [&](auto& b) { return mpi::ibcast(b, root, comm); }, std::forward<B>(buf));
+      std::in_place,
+      [&](auto& b) {
+        infer(bcast_op{mpi::to_rank(root)}, detail::view_of(comm), b);
+        return detail::started{mpi::ibcast(b, root, comm),
+                               !finishing_buffer<decltype(b)> || detail::from_root(comm, root)};
+      },
+      std::forward<B>(buf));
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
@@ -201,7 +238,8 @@ template <mpi::send_buffer S, class R, mpi::op_handle Op, mpi::rank_like Rt, mpi
       std::in_place,
       [&](auto& r, auto& sb) {
         infer(reduce_op{mpi::to_rank(root)}, detail::view_of(comm), sb, r);
-        return mpi::ireduce(sb, r, op, root, comm);
+        return detail::started{mpi::ireduce(sb, r, op, root, comm),
+                               !finishing_buffer<decltype(r)> || detail::at_root(comm, root)};
       },
       std::forward<R>(recv), std::forward<S>(s));
 }
@@ -213,7 +251,8 @@ template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
       std::in_place,
       [&](auto& r, auto& sb) {
         infer(gather_op{mpi::to_rank(root)}, detail::view_of(comm), sb, r);
-        return mpi::igather(sb, r, root, comm);
+        return detail::started{mpi::igather(sb, r, root, comm),
+                               !finishing_buffer<decltype(r)> || detail::at_root(comm, root)};
       },
       std::forward<R>(recv), std::forward<S>(s));
 }
@@ -249,7 +288,8 @@ template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
       std::in_place,
       [&](auto& r, auto& sb, D& d) {
         infer(gatherv_op{mpi::to_rank(root)}, detail::view_of(comm), sb, r);
-        return mpi::igatherv(sb, detail::with_kept_displs(r, d), root, comm);
+        return detail::started{mpi::igatherv(sb, detail::with_kept_displs(r, d), root, comm),
+                               !finishing_buffer<decltype(r)> || detail::at_root(comm, root)};
       },
       std::forward<R>(recv), std::forward<S>(s), D{});
 }

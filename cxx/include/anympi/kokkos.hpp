@@ -13,10 +13,9 @@
 // - any other (a column of a LayoutRight matrix, a strided subview) is packed, when the
 //   operation asks for the address, into a contiguous staging View in the same memory space
 //   (Kokkos::deep_copy) that MPI reads and writes, and unpacked into the View when the
-//   operation is done: mpi_finish(true), which anympi::recv, sendrecv and bcast call. Elsewhere
-//   (the core's calls, the layer's other collectives, a nonblocking receive once wait() hands
-//   the buffer back) call anympi::finish(buffer, true) after the receive; until then the View
-//   keeps its values.
+//   operation is done: mpi_finish(true), which every wrapper of the layer calls where this
+//   process received (and iresult's wait() or test() once a nonblocking one completes). After
+//   the core's calls, call anympi::finish(buffer, true); until then the View keeps its values.
 // - a rank-1 View whose extent is not fixed resizes (Kokkos::resize) under views::resize,
 //   grow_only and no_resize, like a std::vector. Over an lvalue View, it is the caller's View
 //   that is resized and received into; over an rvalue, the buffer owns the View.

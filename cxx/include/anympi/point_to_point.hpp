@@ -64,12 +64,14 @@ received<result_t<B>> sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& 
   else return r;
 }
 
-// Nonblocking: the count must be known (a probe would block), so a deferred_count buffer is
-// refused here. wait() hands back an owned buffer (the sent one, for isend).
+// Nonblocking: wait() hands back an owned buffer (the sent one, for isend; what a
+// finishing_buffer yields). A receive of a deferred_count buffer cannot probe here (that would
+// block): it matches its message when it is first tested or waited for (anympi/iresult.hpp).
 template <mpi::send_buffer S, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
 [[nodiscard]] iresult<S> isend(S&& buf, R const& dest, T const& tag, C const& comm) {
   return iresult<S>(
-      std::in_place, [&](auto& b) { return mpi::isend(b, dest, tag, comm); }, std::forward<S>(buf));
+      std::in_place, [&](auto& b) { return detail::started{mpi::isend(b, dest, tag, comm), false}; },
+      std::forward<S>(buf));
 }
 
 template <class B, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
@@ -77,6 +79,14 @@ template <class B, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
 [[nodiscard]] iresult<B> irecv(B&& buf, R const& source, T const& tag, C const& comm) {
   return iresult<B>(
       std::in_place, [&](auto& b) { return mpi::irecv(b, source, tag, comm); }, std::forward<B>(buf));
+}
+
+template <class B, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<B>&> && deferred_count<B>
+[[nodiscard]] iresult<B, detail::match_later> irecv(B&& buf, R const& source, T const& tag, C const& comm) {
+  return iresult<B, detail::match_later>(
+      std::in_place, [](auto&, auto&) { return mpi::request{}; }, std::forward<B>(buf),
+      detail::match_later{mpi::to_rank(source), mpi::to_tag(tag), mpi::handle(comm)});
 }
 
 }  // namespace anympi

@@ -8,4 +8,6 @@ void f() {
   moved.wait();
   auto [w, st] = anympi::recv(std::vector<int>{} | anympi::views::resize, 0, 0, MPI_COMM_WORLD);
   (void)st;
+  auto deferred = anympi::irecv(std::vector<int>{} | anympi::views::resize, 0, 0, MPI_COMM_WORLD);
+  (void)deferred.wait();
 }

@@ -14,6 +14,7 @@
 #include <anympi/iresult.hpp>
 #include <anympi/point_to_point.hpp>
 #include <anympi/collectives.hpp>
+#include <anympi/neighborhood.hpp>
 #include <anympi/types.hpp>
 #include <anympi/op.hpp>
 #include <anympi/serialization.hpp>

@@ -188,6 +188,68 @@ result_t<R> allreduce(S&& s, R&& recv, Op const& op, C const& comm) {
   else return r;
 }
 
+template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+result_t<R> scan(S&& s, R&& recv, Op const& op, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(scan_op{}, detail::view_of(comm), s, r);
+  mpi::scan(s, r, op, comm);
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
+}
+
+// MPI leaves the receive buffer of process 0 alone.
+template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+result_t<R> exscan(S&& s, R&& recv, Op const& op, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(exscan_op{}, detail::view_of(comm), s, r);
+  mpi::exscan(s, r, op, comm);
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), detail::view_of(comm).rank() != 0);
+  else return r;
+}
+
+template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+result_t<R> reduce_scatter_block(S&& s, R&& recv, Op const& op, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  infer(reduce_scatter_block_op{}, detail::view_of(comm), s, r);
+  mpi::reduce_scatter_block(s, r, op, comm);
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
+}
+
+// recvcounts: every process's block, the same on all of them; a receive buffer whose count is
+// left open takes this process's.
+template <mpi::send_buffer S, class R, mpi::cnt_range K, class Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+result_t<R> reduce_scatter(S&& s, R&& recv, K const& recvcounts, Op const& op, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  auto const cv = detail::view_of(comm);
+  if constexpr (deferred_count<held_t<R>>) infer(reduce_scatter_op{cv.rank()}, cv, s, r, recvcounts);
+  mpi::reduce_scatter(s, r, recvcounts, op, comm);
+  if constexpr (finishing_buffer<held_t<R>>)
+    return anympi::finish(std::forward<held_t<R>>(r), true);
+  else return r;
+}
+
+// The buffers carry their counts, displacements and datatypes per process: nothing to infer.
+template <mpi::send_buffer_w S, class R, mpi::comm_handle C>
+  requires mpi::recv_buffer_w<held_t<R>&>
+held_t<R> alltoallw(S&& s, R&& recv, C const& comm) {
+  held_t<R> r(std::forward<R>(recv));
+  mpi::alltoallw(s, r, comm);
+  return r;
+}
+
+template <mpi::comm_handle C>
+void barrier(C const& comm) {
+  mpi::barrier(comm);
+}
+
 // Nonblocking collectives: wait() hands back the receive buffer where it is owned (what a
 // finishing_buffer yields); an owned send buffer is kept until completion. infer() runs before
 // the operation starts: where it needs no communication (a whole-message receive count is the
@@ -331,6 +393,72 @@ template <class S, class R, mpi::comm_handle C>
         return mpi::ialltoallv(detail::with_kept_displs(sb, ds), detail::with_kept_displs(r, dr), comm);
       },
       std::forward<R>(recv), std::forward<S>(s), DR{}, DS{});
+}
+
+template <mpi::send_buffer S, class R, mpi::op_handle Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> iscan(S&& s, R&& recv, Op const& op, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(scan_op{}, detail::view_of(comm), sb, r);
+        return mpi::iscan(sb, r, op, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+template <mpi::send_buffer S, class R, mpi::op_handle Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> iexscan(S&& s, R&& recv, Op const& op, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(exscan_op{}, detail::view_of(comm), sb, r);
+        return detail::started{mpi::iexscan(sb, r, op, comm),
+                               !finishing_buffer<decltype(r)> || detail::view_of(comm).rank() != 0};
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+template <mpi::send_buffer S, class R, mpi::op_handle Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S> ireduce_scatter_block(S&& s, R&& recv, Op const& op, C const& comm) {
+  return iresult<R, S>(
+      std::in_place,
+      [&](auto& r, auto& sb) {
+        infer(reduce_scatter_block_op{}, detail::view_of(comm), sb, r);
+        return mpi::ireduce_scatter_block(sb, r, op, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s));
+}
+
+// MPI reads recvcounts until the operation completes: kept with the buffers.
+template <mpi::send_buffer S, class R, mpi::cnt_range K, mpi::op_handle Op, mpi::comm_handle C>
+  requires mpi::recv_buffer<held_t<R>&>
+[[nodiscard]] iresult<R, S, K> ireduce_scatter(S&& s, R&& recv, K&& recvcounts, Op const& op, C const& comm) {
+  return iresult<R, S, K>(
+      std::in_place,
+      [&](auto& r, auto& sb, auto& k) {
+        auto const cv = detail::view_of(comm);
+        if constexpr (deferred_count<std::remove_reference_t<decltype(r)>>)
+          infer(reduce_scatter_op{cv.rank()}, cv, sb, r, k);
+        return mpi::ireduce_scatter(sb, r, k, op, comm);
+      },
+      std::forward<R>(recv), std::forward<S>(s), std::forward<K>(recvcounts));
+}
+
+template <mpi::send_buffer_w S, class R, mpi::comm_handle C>
+  requires mpi::recv_buffer_w<held_t<R>&>
+[[nodiscard]] iresult<R, S> ialltoallw(S&& s, R&& recv, C const& comm) {
+  return iresult<R, S>(
+      std::in_place, [&](auto& r, auto& sb) { return mpi::ialltoallw(sb, r, comm); }, std::forward<R>(recv),
+      std::forward<S>(s));
+}
+
+// Nothing to own: the core's request.
+template <mpi::comm_handle C>
+[[nodiscard]] mpi::request ibarrier(C const& comm) {
+  return mpi::ibarrier(comm);
 }
 
 }  // namespace anympi

@@ -57,6 +57,16 @@ struct reduce_op {
   int root;
 };
 struct allreduce_op {};
+struct scan_op {};
+struct exscan_op {};
+struct reduce_scatter_block_op {};
+struct reduce_scatter_op {
+  int rank;  // this process's rank: its block is recvcounts[rank]
+};
+struct neighbor_allgather_op {};
+struct neighbor_allgatherv_op {};
+struct neighbor_alltoall_op {};
+struct neighbor_alltoallv_op {};
 
 namespace detail {
 template <class B>
@@ -135,6 +145,56 @@ void infer(reduce_op const& op, mpi::comm_view comm, S& s, R& r) {
 template <class S, class R>
 void infer(allreduce_op, mpi::comm_view, S& s, R& r) {
   if constexpr (deferred_count<R>) r.mpi_set_count(detail::count_of(s));
+}
+
+// The scans receive what they send; reduce_scatter_block a size()-th of it; reduce_scatter
+// its own entry of the counts every process passes (the recv counts given, so no exchange).
+template <class S, class R>
+void infer(scan_op, mpi::comm_view, S& s, R& r) {
+  if constexpr (deferred_count<R>) r.mpi_set_count(detail::count_of(s));
+}
+template <class S, class R>
+void infer(exscan_op, mpi::comm_view, S& s, R& r) {
+  if constexpr (deferred_count<R>) r.mpi_set_count(detail::count_of(s));
+}
+template <class S, class R>
+void infer(reduce_scatter_block_op, mpi::comm_view comm, S& s, R& r) {
+  if constexpr (deferred_count<R>) r.mpi_set_count(detail::count_of(s) / comm.size());
+}
+template <class S, class R, class K>
+void infer(reduce_scatter_op const& op, mpi::comm_view, S&, R& r, K const& recvcounts) {
+  if constexpr (deferred_count<R>)
+    r.mpi_set_count(static_cast<MPI_Count>(std::ranges::data(recvcounts)[op.rank]));
+}
+
+// The neighbourhood collectives, by the topology's in- and out-degree: the whole-message ones
+// without communication, the v-forms by one exchange of counts with the neighbours.
+template <class S, class R>
+void infer(neighbor_allgather_op, mpi::comm_view comm, S& s, R& r) {
+  if constexpr (deferred_count<R>)
+    r.mpi_set_count(detail::count_of(s) * mpi::detail::neighbor_degrees(comm.native()).first);
+}
+template <class S, class R>
+void infer(neighbor_alltoall_op, mpi::comm_view comm, S& s, R& r) {
+  if constexpr (deferred_count<R>) {
+    auto const [in, out] = mpi::detail::neighbor_degrees(comm.native());
+    r.mpi_set_count(out == 0 ? 0 : detail::count_of(s) / out * in);
+  }
+}
+template <class S, class R>
+void infer(neighbor_allgatherv_op, mpi::comm_view comm, S& s, R& r) {
+  if constexpr (deferred_counts<R>) {
+    int const n = static_cast<int>(detail::count_of(s));
+    auto const in = static_cast<std::size_t>(mpi::detail::neighbor_degrees(comm.native()).first);
+    mpi::neighbor_allgather(n, r.mpi_counts_to_fill(in), comm);
+  }
+}
+template <class S, class R>
+void infer(neighbor_alltoallv_op, mpi::comm_view comm, S& s, R& r) {
+  if constexpr (deferred_counts<R>) {
+    auto const in = static_cast<std::size_t>(mpi::detail::neighbor_degrees(comm.native()).first);
+    mpi::neighbor_alltoall(detail::int_counts(s), r.mpi_counts_to_fill(in), comm);
+  }
 }
 
 // The v-collectives: the receive counts are the senders' counts.

@@ -138,8 +138,12 @@ namespace detail {
 template <class P>
 concept buffer_pointer = std::is_pointer_v<P> && (std::is_object_v<std::remove_pointer_t<P>> ||
                                                   std::is_void_v<std::remove_pointer_t<P>>);
+// An integer that counts: what std::in_range takes (neither bool nor a character type).
 template <class N>
-concept count_like = std::integral<uncvref_t<N>> && !std::same_as<uncvref_t<N>, bool>;
+concept count_like = std::integral<uncvref_t<N>> && !std::same_as<uncvref_t<N>, bool> &&
+                     !std::same_as<uncvref_t<N>, char> && !std::same_as<uncvref_t<N>, wchar_t> &&
+                     !std::same_as<uncvref_t<N>, char8_t> && !std::same_as<uncvref_t<N>, char16_t> &&
+                     !std::same_as<uncvref_t<N>, char32_t>;
 template <class D>
 concept datatype_like = std::same_as<uncvref_t<D>, MPI_Datatype> || datatype_handle<uncvref_t<D>>;
 template <class R>

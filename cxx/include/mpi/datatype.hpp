@@ -30,16 +30,22 @@ template <class R>
 int span_size(R const& r, char const* fn) {
   return checked_int(std::ranges::size(r), MPI_ERR_COUNT, fn);
 }
-// Byte displacements: MPI_Aint in the classic constructors, MPI_Count in the "_c" ones.
-template <bool Large>
-using byte_disp_t = std::conditional_t<Large, MPI_Count, MPI_Aint>;
+// Byte displacements: MPI_Aint in the classic constructors, MPI_Count in the "_c" ones. They
+// never decide which is called: MPI_Aint holds every value MPI_Count does here.
+template <class R>
+struct byte_displs : int_array<R, MPI_Count, MPI_Aint> {
+  using int_array<R, MPI_Count, MPI_Aint>::int_array;
+  bool fits() const { return true; }
+};
+template <class R>
+byte_displs(R const&, char const*) -> byte_displs<R>;
 }  // namespace detail
 
 // An array argument of a type constructor: contiguous integers of any width and signedness.
 template <class R>
 concept integer_array =
     std::ranges::contiguous_range<R const> && std::ranges::sized_range<R const> &&
-    std::integral<std::ranges::range_value_t<R const>> && !std::same_as<std::ranges::range_value_t<R const>, bool>;
+    detail::count_like<std::ranges::range_value_t<R const>>;
 
 struct type_extent {
   MPI_Aint lb;
@@ -114,21 +120,21 @@ public:
   template <datatype_handle Old>
   static datatype contiguous(MPI_Count count, Old const& old) {
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(detail::fits_int(count), MPI_Type_contiguous, cnt_t(count), mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_contiguous), detail::counted{count}, mpi::handle(old), &t);
     return from_native(t);
   }
   template <datatype_handle Old>
   static datatype vector(MPI_Count count, MPI_Count blocklength, MPI_Count stride, Old const& old) {
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(detail::all_fit_int(count, blocklength, stride), MPI_Type_vector, cnt_t(count),
-                         cnt_t(blocklength), cnt_t(stride), mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_vector), detail::counted{count}, detail::counted{blocklength},
+                      detail::counted{stride}, mpi::handle(old), &t);
     return from_native(t);
   }
   template <datatype_handle Old>
   static datatype hvector(MPI_Count count, MPI_Count blocklength, MPI_Aint stride_bytes, Old const& old) {
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(detail::all_fit_int(count, blocklength), MPI_Type_create_hvector, cnt_t(count),
-                         cnt_t(blocklength), stride_bytes, mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_hvector), detail::counted{count},
+                      detail::counted{blocklength}, stride_bytes, mpi::handle(old), &t);
     return from_native(t);
   }
   // The array arguments below take any contiguous range of integers (std::vector<int>,
@@ -145,8 +151,7 @@ public:
     detail::int_array bl(blocklengths, fn);
     detail::int_array di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(detail::fits_int(n) && bl.fits_int() && di.fits_int(), MPI_Type_indexed, cnt_t(n),
-                         bl.template get<cnt_t>(false), di.template get<cnt_t>(false), mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_indexed), detail::counted{n}, bl, di, mpi::handle(old), &t);
     return from_native(t);
   }
   // Byte displacements are MPI_Aint in the classic binding already: only the count and the
@@ -156,11 +161,10 @@ public:
     constexpr char const* fn = "MPI_Type_create_hindexed";
     MPI_Count const n = paired_length(blocklengths, displs, fn);
     detail::int_array bl(blocklengths, fn);
-    detail::int_array di(displs, fn);
+    detail::byte_displs di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(detail::fits_int(n) && bl.fits_int(), MPI_Type_create_hindexed, cnt_t(n),
-                         bl.template get<cnt_t>(false), di.template get<detail::byte_disp_t<large_>>(false),
-                         mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_hindexed), detail::counted{n}, bl, di, mpi::handle(old),
+                      &t);
     return from_native(t);
   }
   template <integer_array D, datatype_handle Old>
@@ -169,19 +173,18 @@ public:
     MPI_Count const n = detail::to_count(std::ranges::size(displs), fn);
     detail::int_array di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(detail::all_fit_int(n, blocklength) && di.fits_int(), MPI_Type_create_indexed_block,
-                         cnt_t(n), cnt_t(blocklength), di.template get<cnt_t>(false), mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_indexed_block), detail::counted{n},
+                      detail::counted{blocklength}, di, mpi::handle(old), &t);
     return from_native(t);
   }
   template <integer_array D, datatype_handle Old>
   static datatype hindexed_block(MPI_Count blocklength, D const& displs, Old const& old) {
     constexpr char const* fn = "MPI_Type_create_hindexed_block";
     MPI_Count const n = detail::to_count(std::ranges::size(displs), fn);
-    detail::int_array di(displs, fn);
+    detail::byte_displs di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(detail::all_fit_int(n, blocklength), MPI_Type_create_hindexed_block, cnt_t(n),
-                         cnt_t(blocklength), di.template get<detail::byte_disp_t<large_>>(false),
-                         mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_hindexed_block), detail::counted{n},
+                      detail::counted{blocklength}, di, mpi::handle(old), &t);
     return from_native(t);
   }
   template <integer_array B, integer_array D>
@@ -190,11 +193,9 @@ public:
     same_size(blocklengths, types, fn);
     MPI_Count const n = paired_length(blocklengths, displs, fn);
     detail::int_array bl(blocklengths, fn);
-    detail::int_array di(displs, fn);
+    detail::byte_displs di(displs, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(detail::fits_int(n) && bl.fits_int(), MPI_Type_create_struct, cnt_t(n),
-                         bl.template get<cnt_t>(false), di.template get<detail::byte_disp_t<large_>>(false),
-                         types.data(), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_struct), detail::counted{n}, bl, di, types.data(), &t);
     return from_native(t);
   }
   // The number of dimensions is an int in both bindings; sizes, subsizes and starts widen.
@@ -208,9 +209,8 @@ public:
     detail::int_array sub(subsizes, fn);
     detail::int_array st(starts, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(sz.fits_int() && sub.fits_int() && st.fits_int(), MPI_Type_create_subarray, ndims,
-                         sz.template get<cnt_t>(false), sub.template get<cnt_t>(false),
-                         st.template get<cnt_t>(false), native_order(order), mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_subarray), ndims, sz, sub, st, native_order(order),
+                      mpi::handle(old), &t);
     return from_native(t);
   }
   // distribs: MPI_DISTRIBUTE_BLOCK / CYCLIC / NONE; dargs: MPI_DISTRIBUTE_DFLT_DARG or a block size.
@@ -226,8 +226,8 @@ public:
     int const ndims = detail::span_size(gsizes, fn);
     detail::int_array gs(gsizes, fn);
     MPI_Datatype t;
-    MPI_CXX_CALL_COUNTED(gs.fits_int(), MPI_Type_create_darray, size, rank, ndims, gs.template get<cnt_t>(false),
-                         distribs.data(), dargs.data(), psizes.data(), native_order(order), mpi::handle(old), &t);
+    detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_darray), size, rank, ndims, gs, distribs.data(), dargs.data(),
+                      psizes.data(), native_order(order), mpi::handle(old), &t);
     return from_native(t);
   }
   // lb and extent are MPI_Aint, as wide as MPI_Count on every platform anympi supports, so

@@ -57,16 +57,10 @@ MPI_CXX_ALWAYS_INLINE MPI_Count count_of(B const& b, char const* function) {
   return to_count(mpi::count(b), function);
 }
 
-constexpr bool fits_int(MPI_Count n) noexcept { return n >= INT_MIN && n <= INT_MAX; }
-template <class... N>
-constexpr bool all_fit_int(N... n) noexcept {
-  return (fits_int(static_cast<MPI_Count>(n)) && ...);
-}
-
 template <class R>
 bool range_fits_int(R const& r) {
   for (auto v : r)
-    if (!fits_int(static_cast<MPI_Count>(v))) return false;
+    if (!std::in_range<int>(v)) return false;
   return true;
 }
 
@@ -204,7 +198,7 @@ MPI_CXX_ALWAYS_INLINE void call_with(counted_fn<Int, Large> const& f, A&&... a) 
 // A single count.
 struct counted {
   MPI_Count n;
-  bool fits() const { return fits_int(n); }
+  bool fits() const { return std::in_range<int>(n); }
   template <class L>
   auto args(L) const {
     return std::tuple(static_cast<count_t<L::value>>(n));
@@ -267,13 +261,3 @@ using param_t = std::remove_cv_t<std::remove_pointer_t<param_decl_t<Fn, I>>>;
 // MPI_ERR_UNSUPPORTED_OPERATION naming it.
 #define MPI_CXX_MISSING_FN(fn) ::mpi::detail::counted_fn<nullptr, nullptr>{#fn, #fn}
 
-// MPI_CXX_CALL_COUNTED(fits, MPI_Xxx, args...) calls MPI_Xxx with cnt_t = int, disp_t = int
-// when `fits`, else MPI_Xxx_c with cnt_t = MPI_Count, disp_t = MPI_Aint (large_ says which);
-// the arguments are written once, in terms of cnt_t / disp_t.
-#define MPI_CXX_CALL_COUNTED(fits, fn, ...)                                         \
-  ::mpi::detail::call_counted(MPI_CXX_COUNTED_FN(fn), (fits), [&](auto form_, auto fn_) { \
-    [[maybe_unused]] constexpr bool large_ = decltype(form_)::value;                \
-    using cnt_t [[maybe_unused]] = ::mpi::detail::count_t<large_>;                  \
-    using disp_t [[maybe_unused]] = ::mpi::detail::displ_t<large_>;                 \
-    return fn_(__VA_ARGS__);                                                        \
-  })

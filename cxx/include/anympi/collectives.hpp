@@ -68,158 +68,144 @@ inline bool from_root(mpi::comm_handle auto const& comm, mpi::rank_like auto con
   auto const c = view_of(comm);
   return c.is_inter() ? mpi::to_rank(root) >= 0 : c.rank() != mpi::to_rank(root);
 }
+inline constexpr auto everywhere = [] { return true; };
+
+// The one shape of the blocking wrappers that receive: hold the receive buffer, run the
+// operation on it (infer(), then the core's call), hand it back -- a reference where it was
+// given as an lvalue -- or what a finishing_buffer finishes into, `received()` saying whether
+// MPI wrote it on this process. The buffer is made in place of the result (no move), as each
+// wrapper's own local would be.
+template <class R, class Run, class Received>
+MPI_CXX_ALWAYS_INLINE result_t<R> receive_into(R&& recv, Run&& run, Received&& received) {
+  held_t<R> r(std::forward<R>(recv));
+  run(r);
+  if constexpr (finishing_buffer<held_t<R>>) return anympi::finish(std::forward<held_t<R>>(r), received());
+  else return r;
+}
 }  // namespace detail
 
 template <class B, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::data_buffer<held_t<B>&>
 result_t<B> bcast(B&& buf, Rt const& root, C const& comm) {
-  held_t<B> b(std::forward<B>(buf));
-  infer(bcast_op{mpi::to_rank(root)}, detail::view_of(comm), b);
-  mpi::bcast(b, root, comm);
-  if constexpr (finishing_buffer<held_t<B>>)
-    return anympi::finish(std::forward<held_t<B>>(b), detail::from_root(comm, root));
-  else return b;
+  return detail::receive_into(std::forward<B>(buf), [&](auto& b) {
+    infer(bcast_op{mpi::to_rank(root)}, detail::view_of(comm), b);
+    mpi::bcast(b, root, comm);
+  }, [&] { return detail::from_root(comm, root); });
 }
 
 template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> gather(S&& s, R&& recv, Rt const& root, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(gather_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
-  mpi::gather(s, r, root, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), detail::at_root(comm, root));
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(gather_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+    mpi::gather(s, r, root, comm);
+  }, [&] { return detail::at_root(comm, root); });
 }
 
 template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
 result_t<R> gatherv(S&& s, R&& recv, Rt const& root, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(gatherv_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
-  mpi::gatherv(s, detail::packed(r), root, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), detail::at_root(comm, root));
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(gatherv_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+    mpi::gatherv(s, detail::packed(r), root, comm);
+  }, [&] { return detail::at_root(comm, root); });
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> allgather(S&& s, R&& recv, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(allgather_op{}, detail::view_of(comm), s, r);
-  mpi::allgather(s, r, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(allgather_op{}, detail::view_of(comm), s, r);
+    mpi::allgather(s, r, comm);
+  }, detail::everywhere);
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
 result_t<R> allgatherv(S&& s, R&& recv, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(allgatherv_op{}, detail::view_of(comm), s, r);
-  mpi::allgatherv(s, detail::packed(r), comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(allgatherv_op{}, detail::view_of(comm), s, r);
+    mpi::allgatherv(s, detail::packed(r), comm);
+  }, detail::everywhere);
 }
 
 template <mpi::send_buffer S, class R, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> scatter(S&& s, R&& recv, Rt const& root, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(scatter_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
-  mpi::scatter(s, r, root, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(scatter_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+    mpi::scatter(s, r, root, comm);
+  }, detail::everywhere);
 }
 
 template <class S, class R, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> scatterv(S&& s, R&& recv, Rt const& root, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(scatterv_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
-  mpi::scatterv(detail::packed(s), r, root, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(scatterv_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+    mpi::scatterv(detail::packed(s), r, root, comm);
+  }, detail::everywhere);
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> alltoall(S&& s, R&& recv, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(alltoall_op{}, detail::view_of(comm), s, r);
-  mpi::alltoall(s, r, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(alltoall_op{}, detail::view_of(comm), s, r);
+    mpi::alltoall(s, r, comm);
+  }, detail::everywhere);
 }
 
 template <class S, class R, mpi::comm_handle C>
 result_t<R> alltoallv(S&& s, R&& recv, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(alltoallv_op{}, detail::view_of(comm), s, r);
-  mpi::alltoallv(detail::packed(s), detail::packed(r), comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(alltoallv_op{}, detail::view_of(comm), s, r);
+    mpi::alltoallv(detail::packed(s), detail::packed(r), comm);
+  }, detail::everywhere);
 }
 
 template <mpi::send_buffer S, class R, class Op, mpi::rank_like Rt, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> reduce(S&& s, R&& recv, Op const& op, Rt const& root, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(reduce_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
-  mpi::reduce(s, r, op, root, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), detail::at_root(comm, root));
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(reduce_op{mpi::to_rank(root)}, detail::view_of(comm), s, r);
+    mpi::reduce(s, r, op, root, comm);
+  }, [&] { return detail::at_root(comm, root); });
 }
 
 template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> allreduce(S&& s, R&& recv, Op const& op, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(allreduce_op{}, detail::view_of(comm), s, r);
-  mpi::allreduce(s, r, op, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(allreduce_op{}, detail::view_of(comm), s, r);
+    mpi::allreduce(s, r, op, comm);
+  }, detail::everywhere);
 }
 
 template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> scan(S&& s, R&& recv, Op const& op, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(scan_op{}, detail::view_of(comm), s, r);
-  mpi::scan(s, r, op, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(scan_op{}, detail::view_of(comm), s, r);
+    mpi::scan(s, r, op, comm);
+  }, detail::everywhere);
 }
 
 // MPI leaves the receive buffer of process 0 alone.
 template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> exscan(S&& s, R&& recv, Op const& op, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(exscan_op{}, detail::view_of(comm), s, r);
-  mpi::exscan(s, r, op, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), detail::view_of(comm).rank() != 0);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(exscan_op{}, detail::view_of(comm), s, r);
+    mpi::exscan(s, r, op, comm);
+  }, [&] { return detail::view_of(comm).rank() != 0; });
 }
 
 template <mpi::send_buffer S, class R, class Op, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> reduce_scatter_block(S&& s, R&& recv, Op const& op, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(reduce_scatter_block_op{}, detail::view_of(comm), s, r);
-  mpi::reduce_scatter_block(s, r, op, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(reduce_scatter_block_op{}, detail::view_of(comm), s, r);
+    mpi::reduce_scatter_block(s, r, op, comm);
+  }, detail::everywhere);
 }
 
 // recvcounts: every process's block, the same on all of them; a receive buffer whose count is
@@ -227,13 +213,11 @@ result_t<R> reduce_scatter_block(S&& s, R&& recv, Op const& op, C const& comm) {
 template <mpi::send_buffer S, class R, mpi::cnt_range K, class Op, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> reduce_scatter(S&& s, R&& recv, K const& recvcounts, Op const& op, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  auto const cv = detail::view_of(comm);
-  if constexpr (deferred_count<held_t<R>>) infer(reduce_scatter_op{cv.rank()}, cv, s, r, recvcounts);
-  mpi::reduce_scatter(s, r, recvcounts, op, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    auto const cv = detail::view_of(comm);
+    if constexpr (deferred_count<held_t<R>>) infer(reduce_scatter_op{cv.rank()}, cv, s, r, recvcounts);
+    mpi::reduce_scatter(s, r, recvcounts, op, comm);
+  }, detail::everywhere);
 }
 
 // The buffers carry their counts, displacements and datatypes per process: nothing to infer.

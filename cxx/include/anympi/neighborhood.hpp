@@ -20,43 +20,35 @@ namespace anympi {
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> neighbor_allgather(S&& s, R&& recv, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(neighbor_allgather_op{}, detail::view_of(comm), s, r);
-  mpi::neighbor_allgather(s, r, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(neighbor_allgather_op{}, detail::view_of(comm), s, r);
+    mpi::neighbor_allgather(s, r, comm);
+  }, detail::everywhere);
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
 result_t<R> neighbor_allgatherv(S&& s, R&& recv, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(neighbor_allgatherv_op{}, detail::view_of(comm), s, r);
-  mpi::neighbor_allgatherv(s, detail::packed(r), comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(neighbor_allgatherv_op{}, detail::view_of(comm), s, r);
+    mpi::neighbor_allgatherv(s, detail::packed(r), comm);
+  }, detail::everywhere);
 }
 
 template <mpi::send_buffer S, class R, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<R>&>
 result_t<R> neighbor_alltoall(S&& s, R&& recv, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(neighbor_alltoall_op{}, detail::view_of(comm), s, r);
-  mpi::neighbor_alltoall(s, r, comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(neighbor_alltoall_op{}, detail::view_of(comm), s, r);
+    mpi::neighbor_alltoall(s, r, comm);
+  }, detail::everywhere);
 }
 
 template <class S, class R, mpi::comm_handle C>
 result_t<R> neighbor_alltoallv(S&& s, R&& recv, C const& comm) {
-  held_t<R> r(std::forward<R>(recv));
-  infer(neighbor_alltoallv_op{}, detail::view_of(comm), s, r);
-  mpi::neighbor_alltoallv(detail::packed(s), detail::packed(r), comm);
-  if constexpr (finishing_buffer<held_t<R>>)
-    return anympi::finish(std::forward<held_t<R>>(r), true);
-  else return r;
+  return detail::receive_into(std::forward<R>(recv), [&](auto& r) {
+    infer(neighbor_alltoallv_op{}, detail::view_of(comm), s, r);
+    mpi::neighbor_alltoallv(detail::packed(s), detail::packed(r), comm);
+  }, detail::everywhere);
 }
 
 // The buffers carry their counts, displacements and datatypes per neighbour: nothing to infer.

@@ -448,6 +448,9 @@ constexpr int keyval_bias = 0x10000;
 inline int kv_in(int k)
 {
     if (k == ABI_KEYVAL_INVALID) return MPI_KEYVAL_INVALID;
+    // The predefined keyvals (abi_consts.inc) lie in [MPI_TAG_UB, MPI_WIN_MODEL]: a user's
+    // keyval, the common case of every attribute call, skips the table.
+    if (k < ABI_TAG_UB || k > ABI_WIN_MODEL) return k - keyval_bias;
     for (int i = 0; i < consts[int(cat::keyval)].n; ++i)
         if (consts[int(cat::keyval)].v[i].abi == k) return consts[int(cat::keyval)].v[i].native;
     return k - keyval_bias;

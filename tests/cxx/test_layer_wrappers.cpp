@@ -260,6 +260,15 @@ TEST(LayerWrappers, ReduceScatterSizesTheBlock) {
                                     world());
   EXPECT_EQ(std::move(ib.wait()).base(), block);
   EXPECT_EQ(std::move(ir.wait()).base(), expect);
+
+  // A count left open is read from recvcounts: one entry short is an error, not a read past it.
+  try {
+    std::vector<int> const short_counts(counts.begin(), counts.end() - 1);
+    (void)anympi::reduce_scatter(all, std::vector<int>{} | views::resize, short_counts, std::plus<>{}, world());
+    ADD_FAILURE() << "recvcounts of size() - 1 entries was accepted";
+  } catch (mpi::mpi_error const& e) {
+    EXPECT_EQ(e.error_class(), MPI_ERR_COUNT);
+  }
 }
 
 // The send modes, blocking and nonblocking (wait() hands the sent buffer back); sendrecv_replace

@@ -19,6 +19,8 @@
 #include <cstddef>
 #include <ranges>
 #include <span>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace anympi {
@@ -162,9 +164,16 @@ void infer(reduce_scatter_block_op, mpi::comm_view comm, S& s, R& r) {
   if constexpr (deferred_count<R>) r.mpi_set_count(detail::count_of(s) / comm.size());
 }
 template <class S, class R, class K>
-void infer(reduce_scatter_op const& op, mpi::comm_view, S&, R& r, K const& recvcounts) {
-  if constexpr (deferred_count<R>)
+void infer(reduce_scatter_op const& op, mpi::comm_view comm, S&, R& r, K const& recvcounts) {
+  if constexpr (deferred_count<R>) {
+    int const p = comm.size();
+    if (std::cmp_not_equal(std::ranges::size(recvcounts), p))
+      mpi::detail::fail(MPI_ERR_COUNT, "anympi::reduce_scatter",
+                        "recvcounts has " + std::to_string(std::ranges::size(recvcounts)) + " entries for " +
+                            std::to_string(p) + " processes",
+                        comm.native());
     r.mpi_set_count(static_cast<MPI_Count>(std::ranges::data(recvcounts)[op.rank]));
+  }
 }
 
 // The neighbourhood collectives, by the topology's in- and out-degree: the whole-message ones

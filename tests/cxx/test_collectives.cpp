@@ -431,6 +431,61 @@ TEST(NeighborW, Alltoallw) {
   }
 }
 
+// An owning mpi::comm remembers the peer count a whole-message collective divides its buffers
+// by, once asked. Each case changes what an owner holds, or uses a view of an owner that holds
+// something else by now, where remembering per owner (or per handle) alone would divide by a
+// stale count: the receive count per process would be wrong, here always a count that does
+// not divide (MPI_ERR_COUNT) rather than a write past the buffer.
+namespace {
+void expect_allgather(mpi::comm_view c, int n, char const* what) {
+  std::vector<int> r(static_cast<std::size_t>(n), -1);
+  mpi::allgather(std::vector<int>{c.rank()}, r, c);
+  for (int i = 0; i < n; ++i) EXPECT_EQ(r[static_cast<std::size_t>(i)], i) << what << ", block " << i;
+}
+}  // namespace
+
+TEST(RememberedPeers, ForgottenWhenTheOwnersHandleChanges) {
+  int const p = size(), half = (p + 1 - rank() % 2) / 2;  // the size of this process's half
+  mpi::comm c = world().dup();
+  expect_allgather(c, p, "a duplicate of the world");
+  // Freed and made anew through the owner's handle pointer (MPICH hands the freed handle value
+  // out again): the new communicator is half as large.
+  ASSERT_EQ(MPI_Comm_free(c.mpi_handle_ptr()), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, rank(), c.mpi_handle_ptr()), MPI_SUCCESS);
+  expect_allgather(c, half, "split through mpi_handle_ptr()");
+  c.free();
+  c = world().dup();
+  expect_allgather(c, p, "freed, then assigned a duplicate");
+}
+
+TEST(RememberedPeers, AViewReadsOnlyFactsOfItsOwnHandle) {
+  int const p = size(), half = (p + 1 - rank() % 2) / 2;
+  mpi::comm a = world().dup();
+  mpi::comm_view const of_a = a;
+  expect_allgather(of_a, p, "through a view");
+  mpi::comm d = std::move(a);  // the communicator, and what is remembered of it, move to d
+  a = world().split(rank() % 2, rank());
+  expect_allgather(a, half, "the owner, holding a half");
+  // The view still names the duplicate (held by d now) but points to a's facts, which are
+  // of the half: it must ask MPI.
+  expect_allgather(of_a, p, "the first view, after its owner took a half");
+  expect_allgather(d, p, "the duplicate's new owner");
+}
+
+TEST(RememberedPeers, GroupAndTopologyAreRememberedApart) {
+  int const p = size(), me = rank();
+  std::array<int, 1> dims{p};
+  std::array<bool, 1> periods{false};
+  mpi::comm line = mpi::cart_create(mpi::comm_world(), dims, periods);
+  expect_allgather(line, p, "the group of a cartesian communicator");
+  // Two neighbours (MPI_PROC_NULL at the ends), not p processes: 2 elements, 1 per neighbour.
+  std::vector<int> r(2, -7);
+  mpi::neighbor_allgather(std::vector<int>{me}, r, line);
+  EXPECT_EQ(r[0], me > 0 ? me - 1 : -7);
+  EXPECT_EQ(r[1], me + 1 < p ? me + 1 : -7);
+  expect_allgather(line, p, "the group, after the neighbours");
+}
+
 // The paper's defaults: send(buf, dest) and recv(buf, source) with tag 0, bcast(buf) from
 // root 0, allreduce(s, r, op) and barrier(), all on MPI_COMM_WORLD.
 TEST(PaperDefaults, SendRecvBcastAllreduceBarrier) {

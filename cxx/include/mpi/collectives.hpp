@@ -19,10 +19,10 @@ namespace detail {
 inline constexpr auto barrier_forms = forms{MPI_CXX_UNCOUNTED_FN(MPI_Barrier), MPI_CXX_UNCOUNTED_FN(MPI_Ibarrier),
                                             MPI_CXX_PERSISTENT_UNCOUNTED_FN_(MPI_Barrier_init)};
 inline constexpr auto bcast_forms = MPI_CXX_COLL_FORMS_(Bcast, bcast);
-inline constexpr auto gather_forms = MPI_CXX_COLL_FORMS_(Gather, gather, split{&group_peers, false, true});
-inline constexpr auto scatter_forms = MPI_CXX_COLL_FORMS_(Scatter, scatter, split{&group_peers, true, false});
-inline constexpr auto allgather_forms = MPI_CXX_COLL_FORMS_(Allgather, allgather, split{&group_peers, false, true});
-inline constexpr auto alltoall_forms = MPI_CXX_COLL_FORMS_(Alltoall, alltoall, split{&group_peers, true, true});
+inline constexpr auto gather_forms = MPI_CXX_COLL_FORMS_(Gather, gather, split{&group_peers, &comm_kind::facts::group_peers, false, true});
+inline constexpr auto scatter_forms = MPI_CXX_COLL_FORMS_(Scatter, scatter, split{&group_peers, &comm_kind::facts::group_peers, true, false});
+inline constexpr auto allgather_forms = MPI_CXX_COLL_FORMS_(Allgather, allgather, split{&group_peers, &comm_kind::facts::group_peers, false, true});
+inline constexpr auto alltoall_forms = MPI_CXX_COLL_FORMS_(Alltoall, alltoall, split{&group_peers, &comm_kind::facts::group_peers, true, true});
 inline constexpr auto gatherv_forms = MPI_CXX_COLL_FORMS_(Gatherv, gatherv);
 inline constexpr auto scatterv_forms = MPI_CXX_COLL_FORMS_(Scatterv, scatterv);
 inline constexpr auto allgatherv_forms = MPI_CXX_COLL_FORMS_(Allgatherv, allgatherv);
@@ -53,15 +53,18 @@ MPI_CXX_ALWAYS_INLINE auto bcast_impl(F const& f, MPI_Info info, MPI_Comm comm, 
 // does not divide, to tell an error (the buffer is significant) from a buffer MPI ignores (a
 // rooted collective's divided buffer at a non-root, whose count is then passed as 0).
 template <mode M, class F, class S, class B, class... R>
-MPI_CXX_ALWAYS_INLINE auto whole_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, R const&... root) {
+MPI_CXX_ALWAYS_INLINE auto whole_impl(F const& f, MPI_Info info, comm_arg c, S& s, B& r, R const&... root) {
   char const* fn = f.template name<M>();
+  MPI_Comm const comm = c.handle;
   std::pair<int, int> peers{-1, -1};
   auto count = [&]<class X>(X& x, bool divided, bool recv) MPI_CXX_ALWAYS_INLINE_LAMBDA -> MPI_Count {
     if constexpr (is_in_place<X>) return 0;
     else {
       MPI_Count const total = count_of(x, fn);
-      if (!divided || total == 0) return total;
-      if (peers.first < 0) peers = f.split.peers(comm);
+      // MPI_COMM_SELF has one peer: nothing divides, nothing is asked (neither of MPI nor of
+      // what an owner remembers), and the common case folds to the count itself.
+      if (!divided || total == 0 || comm == MPI_COMM_SELF) return total;
+      if (peers.first < 0) peers = peers_of(f.split, c);
       int const n = recv ? peers.first : peers.second;
       if (n > 0 && total % n == 0) [[likely]]
         return total / n;
@@ -174,19 +177,19 @@ template <data_buffer B, rank_like Rt, comm_handle C, info_handle I = info_view>
 
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void gather(S&& s, R&& r, Rt const& root, C const& comm) {
-  detail::whole_impl<detail::mode::blocking>(detail::gather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+  detail::whole_impl<detail::mode::blocking>(detail::gather_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r, root);
 }
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request igather(S&& s, R&& r, Rt const& root, C const& comm) {
-  return detail::whole_impl<detail::mode::nonblocking>(detail::gather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+  return detail::whole_impl<detail::mode::nonblocking>(detail::gather_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r,
                                                        root);
 }
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request gather_init(S&& s, R&& r, Rt const& root, C const& comm,
                                                         I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::gather_forms, mpi::handle(info), mpi::handle(comm), s,
+  return detail::whole_impl<detail::mode::persistent>(detail::gather_forms, mpi::handle(info), detail::comm_arg_of(comm), s,
                                                       r, root);
 }
 
@@ -210,19 +213,19 @@ template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C, info_hand
 
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void scatter(S&& s, R&& r, Rt const& root, C const& comm) {
-  detail::whole_impl<detail::mode::blocking>(detail::scatter_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, root);
+  detail::whole_impl<detail::mode::blocking>(detail::scatter_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r, root);
 }
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iscatter(S&& s, R&& r, Rt const& root, C const& comm) {
-  return detail::whole_impl<detail::mode::nonblocking>(detail::scatter_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
+  return detail::whole_impl<detail::mode::nonblocking>(detail::scatter_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r,
                                                        root);
 }
 template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatter_init(S&& s, R&& r, Rt const& root, C const& comm,
                                                          I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::scatter_forms, mpi::handle(info), mpi::handle(comm), s,
+  return detail::whole_impl<detail::mode::persistent>(detail::scatter_forms, mpi::handle(info), detail::comm_arg_of(comm), s,
                                                       r, root);
 }
 
@@ -246,17 +249,17 @@ template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C, info_hand
 
 template <send_buffer S, recv_buffer R, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void allgather(S&& s, R&& r, C const& comm) {
-  detail::whole_impl<detail::mode::blocking>(detail::allgather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  detail::whole_impl<detail::mode::blocking>(detail::allgather_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iallgather(S&& s, R&& r, C const& comm) {
-  return detail::whole_impl<detail::mode::nonblocking>(detail::allgather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::whole_impl<detail::mode::nonblocking>(detail::allgather_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request allgather_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::allgather_forms, mpi::handle(info), mpi::handle(comm),
+  return detail::whole_impl<detail::mode::persistent>(detail::allgather_forms, mpi::handle(info), detail::comm_arg_of(comm),
                                                       s, r);
 }
 
@@ -279,17 +282,17 @@ template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_vi
 
 template <send_buffer S, recv_buffer R, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void alltoall(S&& s, R&& r, C const& comm) {
-  detail::whole_impl<detail::mode::blocking>(detail::alltoall_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  detail::whole_impl<detail::mode::blocking>(detail::alltoall_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ialltoall(S&& s, R&& r, C const& comm) {
-  return detail::whole_impl<detail::mode::nonblocking>(detail::alltoall_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  return detail::whole_impl<detail::mode::nonblocking>(detail::alltoall_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoall_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
-  return detail::whole_impl<detail::mode::persistent>(detail::alltoall_forms, mpi::handle(info), mpi::handle(comm), s,
+  return detail::whole_impl<detail::mode::persistent>(detail::alltoall_forms, mpi::handle(info), detail::comm_arg_of(comm), s,
                                                       r);
 }
 

@@ -24,6 +24,15 @@ struct comm_kind {
   static bool is_predefined(MPI_Comm h) noexcept { return h == MPI_COMM_WORLD || h == MPI_COMM_SELF; }
   static int free(MPI_Comm* h) noexcept { return MPI_Comm_free(h); }
   static constexpr char const* free_name = "MPI_Comm_free";
+  // The processes a whole-message collective divides its buffers among (received from, sent
+  // to), as a group and by the topology (-1: not asked yet), remembered by an owning mpi::comm
+  // for the communicator `of`, so that they are asked of MPI once, not per call: they cannot
+  // change while the communicator lives. Views of the owner read and fill the same facts.
+  struct facts {
+    MPI_Comm of = MPI_COMM_NULL;
+    std::pair<int, int> group_peers{-1, -1};
+    std::pair<int, int> neighbors{-1, -1};
+  };
 };
 }  // namespace detail
 
@@ -148,10 +157,18 @@ public:
 // Unlike the other views, implicit from a native MPI_Comm, as in the paper, so that a
 // function taking a comm_view takes MPI_COMM_WORLD. Only this view: under MPICH every handle
 // type is int, and one implicit view per C type keeps an int from choosing among them.
+//
+// A view of an owning mpi::comm also points to what its owner remembers of the communicator
+// (detail::comm_kind::facts), which it reads only while they are of the handle it names.
 class comm_view : public detail::view_base<detail::comm_kind>, public comm_ops<comm_view> {
 public:
   comm_view() noexcept = default;
   comm_view(MPI_Comm h) noexcept : view_base(h) {}
+  comm_view(MPI_Comm h, detail::comm_kind::facts* f) noexcept : view_base(h), facts_(f) {}
+  detail::comm_kind::facts* facts() const noexcept { return facts_; }
+
+private:
+  detail::comm_kind::facts* facts_ = nullptr;
 };
 
 class comm : public detail::owner_base<detail::comm_kind, comm, comm_view>, public comm_ops<comm> {

@@ -13,9 +13,9 @@ namespace detail {
 // The bodies are those of the regular collectives (collectives.hpp); a neighborhood
 // collective differs in its bindings and in counting its peers by the topology.
 inline constexpr auto neighbor_allgather_forms =
-    MPI_CXX_COLL_FORMS_(Neighbor_allgather, neighbor_allgather, split{&neighbor_degrees, false, true});
+    MPI_CXX_COLL_FORMS_(Neighbor_allgather, neighbor_allgather, split{&neighbor_degrees, &comm_kind::facts::neighbors, false, true});
 inline constexpr auto neighbor_alltoall_forms =
-    MPI_CXX_COLL_FORMS_(Neighbor_alltoall, neighbor_alltoall, split{&neighbor_degrees, true, true});
+    MPI_CXX_COLL_FORMS_(Neighbor_alltoall, neighbor_alltoall, split{&neighbor_degrees, &comm_kind::facts::neighbors, true, true});
 inline constexpr auto neighbor_allgatherv_forms = MPI_CXX_COLL_FORMS_(Neighbor_allgatherv, neighbor_allgatherv);
 inline constexpr auto neighbor_alltoallv_forms = MPI_CXX_COLL_FORMS_(Neighbor_alltoallv, neighbor_alltoallv);
 // MPI_Neighbor_alltoallw takes MPI_Aint byte displacements even in its int-count form.
@@ -26,19 +26,19 @@ inline constexpr auto neighbor_alltoallw_forms = MPI_CXX_COLL_FORMS_(Neighbor_al
 
 template <send_buffer S, recv_buffer R, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void neighbor_allgather(S&& s, R&& r, C const& comm) {
-  detail::whole_impl<detail::mode::blocking>(detail::neighbor_allgather_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  detail::whole_impl<detail::mode::blocking>(detail::neighbor_allgather_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ineighbor_allgather(S&& s, R&& r, C const& comm) {
   return detail::whole_impl<detail::mode::nonblocking>(detail::neighbor_allgather_forms, MPI_INFO_NULL,
-                                                       mpi::handle(comm), s, r);
+                                                       detail::comm_arg_of(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_allgather_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::whole_impl<detail::mode::persistent>(detail::neighbor_allgather_forms, mpi::handle(info),
-                                                      mpi::handle(comm), s, r);
+                                                      detail::comm_arg_of(comm), s, r);
 }
 
 template <send_buffer S, recv_buffer_v R, comm_handle C>
@@ -61,19 +61,19 @@ template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_vi
 
 template <send_buffer S, recv_buffer R, comm_handle C>
 MPI_CXX_ALWAYS_INLINE void neighbor_alltoall(S&& s, R&& r, C const& comm) {
-  detail::whole_impl<detail::mode::blocking>(detail::neighbor_alltoall_forms, MPI_INFO_NULL, mpi::handle(comm), s, r);
+  detail::whole_impl<detail::mode::blocking>(detail::neighbor_alltoall_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ineighbor_alltoall(S&& s, R&& r, C const& comm) {
   return detail::whole_impl<detail::mode::nonblocking>(detail::neighbor_alltoall_forms, MPI_INFO_NULL,
-                                                       mpi::handle(comm), s, r);
+                                                       detail::comm_arg_of(comm), s, r);
 }
 template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_alltoall_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::whole_impl<detail::mode::persistent>(detail::neighbor_alltoall_forms, mpi::handle(info),
-                                                      mpi::handle(comm), s, r);
+                                                      detail::comm_arg_of(comm), s, r);
 }
 
 template <send_buffer_v S, recv_buffer_v R, comm_handle C>

@@ -58,21 +58,36 @@ inline bool mpi_finalized() noexcept {
   return flag != 0;
 }
 
+// What an owner may remember of the object it holds, for a kind whose objects have facts
+// that cannot change while they live (a communicator's size): Kind::facts, or nothing.
+struct no_facts {};
+template <class Kind>
+struct facts_of {
+  using type = no_facts;
+};
+template <class Kind>
+  requires requires { typename Kind::facts; }
+struct facts_of<Kind> {
+  using type = typename Kind::facts;
+};
+
 template <class Kind, class Derived, class View>
 class owner_base {
 public:
   using mpi_handle_kind = Kind;
   using native_type = typename Kind::native_type;
   using view_type = View;
+  using facts_type = typename facts_of<Kind>::type;
 
   owner_base() noexcept : h_(Kind::null()) {}
   owner_base(owner_base const&) = delete;
   owner_base& operator=(owner_base const&) = delete;
-  owner_base(owner_base&& o) noexcept : h_(std::exchange(o.h_, Kind::null())) {}
+  owner_base(owner_base&& o) noexcept : h_(std::exchange(o.h_, Kind::null())), facts_(std::exchange(o.facts_, {})) {}
   owner_base& operator=(owner_base&& o) noexcept {
     if (this != &o) {
       destroy();
       h_ = std::exchange(o.h_, Kind::null());
+      facts_ = std::exchange(o.facts_, {});
     }
     return *this;
   }
@@ -85,9 +100,13 @@ public:
     return d;
   }
   // Gives up ownership: the caller frees the returned handle.
-  [[nodiscard]] native_type release() noexcept { return std::exchange(h_, Kind::null()); }
+  [[nodiscard]] native_type release() noexcept {
+    facts_ = {};
+    return std::exchange(h_, Kind::null());
+  }
   // Frees now, reporting errors as mpi_error; leaves the owner empty.
   void free() {
+    facts_ = {};
     if (!is_null() && !Kind::is_predefined(h_)) {
       native_type h = h_;
       h_ = Kind::null();
@@ -98,17 +117,28 @@ public:
 
   native_type native() const noexcept { return h_; }
   native_type mpi_handle() const noexcept { return h_; }
-  native_type* mpi_handle_ptr() noexcept { return &h_; }
+  // The handle may be replaced through this pointer, so what was remembered of it is forgotten.
+  native_type* mpi_handle_ptr() noexcept {
+    facts_ = {};
+    return &h_;
+  }
   bool is_null() const noexcept { return h_ == Kind::null(); }
   explicit operator bool() const noexcept { return !is_null(); }
-  View view() const noexcept { return View{h_}; }
-  operator View() const noexcept { return View{h_}; }
+  View view() const noexcept {
+    if constexpr (std::is_constructible_v<View, native_type, facts_type*>) return View{h_, &facts_};
+    else return View{h_};
+  }
+  // What is remembered of the object held: filled in by the operations that need it, forgotten
+  // whenever the handle changes (a const owner's object cannot change, so it stays true).
+  facts_type& facts() const noexcept { return facts_; }
+  operator View() const noexcept { return view(); }
 
 protected:
   // For the owners whose default constructor creates the object (info, session).
   explicit owner_base(native_type h) noexcept : h_(h) {}
 
   void destroy() noexcept {
+    facts_ = {};
     if (is_null() || Kind::is_predefined(h_)) return;
     // After MPI_Finalize nothing may be freed; the objects are gone with the library.
     if (mpi_finalized()) {
@@ -119,6 +149,8 @@ protected:
     h_ = Kind::null();
   }
   native_type h_;
+  // Protected as h_ is: an owner of a request stays standard-layout, as MPI_Request.
+  [[no_unique_address]] mutable facts_type facts_{};
 
 private:
   // Adopting must not create an object first (and leak it, or throw).

@@ -605,13 +605,8 @@ int emulated_acc_refused_slow(const char *fn, errh_obj o, abi_Datatype t)
     return raise_error(o, ABI_ERR_TYPE, msg);
 }
 
-void emulated_types_fix_returned(abi_Datatype *types, long long n)
+void emulated_types_fix_returned_from(abi_Datatype *types, long long k, long long n)
 {
-    if (!types) return;
-    // Predefined components (the usual case) need no fix and so no lock.
-    long long k = 0;
-    while (k < n && !is_emulated_type(types[k]) && reinterpret_cast<uintptr_t>(types[k]) < 0x400) ++k;
-    if (k == n) return;
     std::lock_guard<std::mutex> g(emu_mutex);
     if (!built) return;
     for (; k < n; ++k) {

@@ -65,6 +65,15 @@ int emulated_type_envelope_c(abi_Count *ni, abi_Count *na, abi_Count *nc, abi_Co
 int emulated_type_refuse(abi_Datatype t, const char *fn, const char *why);  // MPI_ERR_TYPE naming it
 // After a native MPI_Type_get_contents: the emulated types it returned (MPICH: with a
 // reference added; Open MPI: as copies) become the predefined handles again.
-void emulated_types_fix_returned(abi_Datatype *types, long long n);
+// Inline: the usual components, predefined types the MPI has, are passed over without a call
+// or a lock; from the first other one on, the rest is fixed out of line.
+void emulated_types_fix_returned_from(abi_Datatype *types, long long k, long long n);
+inline void emulated_types_fix_returned(abi_Datatype *types, long long n)
+{
+    if (!types) return;
+    long long k = 0;
+    while (k < n && !is_emulated_type(types[k]) && reinterpret_cast<uintptr_t>(types[k]) < 0x400) ++k;
+    if (k < n) emulated_types_fix_returned_from(types, k, n);
+}
 
 }  // namespace anympi::backend

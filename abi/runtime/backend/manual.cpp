@@ -1009,13 +1009,17 @@ std::atomic<bool> vi_any{false};         // no lookups at all until a pair exist
 bool vi_contents_copies = false;          // the native get_contents returns copies (Open MPI 4.1)
 MPI_Op vi_ops[2] = {MPI_OP_NULL, MPI_OP_NULL};  // MAXLOC, MINLOC over any pair (guarded)
 
-bool vi_find(MPI_Datatype n, value_index_type *out = nullptr)
+[[gnu::noinline]] bool vi_find_listed(MPI_Datatype n, value_index_type *out)
 {
-    if (!vi_any.load(std::memory_order_acquire)) return false;
     std::lock_guard<std::mutex> g(vi_mutex);
     for (const auto &e : vi_types)
         if (e.pair == n) { if (out) *out = e; return true; }
     return false;
+}
+// Inline, as the callers ask of every datatype they see: until a pair exists, one load.
+inline bool vi_find(MPI_Datatype n, value_index_type *out = nullptr)
+{
+    return vi_any.load(std::memory_order_acquire) && vi_find_listed(n, out);
 }
 
 // MPI_MAXLOC / MPI_MINLOC as the standard defines them: the larger (smaller) value wins;
@@ -1153,19 +1157,24 @@ struct native_envelope {
 };
 thread_local native_envelope last_envelope;
 
-int envelope_of(MPI_Datatype t, native_envelope &e)
+[[gnu::noinline]] int envelope_asked(MPI_Datatype t, unsigned freed, native_envelope &last)
 {
-    const unsigned freed = datatypes_freed.load(std::memory_order_relaxed);
-    native_envelope &last = last_envelope;
-    if (last.type == t && last.freed == freed && t != MPI_DATATYPE_NULL) {
-        e = last;
-        return MPI_SUCCESS;
-    }
+    native_envelope e;
     int rc = MPI_Type_get_envelope(t, &e.ni, &e.na, &e.nd, &e.comb);
     if (rc != MPI_SUCCESS) return rc;
     e.type = t;
     e.freed = freed;
     last = e;
+    return MPI_SUCCESS;
+}
+// Inline, the MPI asked out of line: the kept envelope costs a few compares.
+inline int envelope_of(MPI_Datatype t, native_envelope &e)
+{
+    const unsigned freed = datatypes_freed.load(std::memory_order_relaxed);
+    native_envelope &last = last_envelope;
+    if (last.type != t || last.freed != freed || t == MPI_DATATYPE_NULL)
+        if (int rc = envelope_asked(t, freed, last)) return rc;
+    e = last;
     return MPI_SUCCESS;
 }
 }  // namespace

@@ -43,6 +43,17 @@ inline bool emulated_op_in(abi_Op op, abi_Datatype t, MPI_Op *out)
     return v < emu_types_count && emu_has_ops[v] &&
            emulated_op_lookup(reinterpret_cast<uintptr_t>(op), v + emu_types_first, out);
 }
+// The op of a reduction, seen with its datatype: MAXLOC/MINLOC over a value-index type
+// (loc_op_in, manual.cpp) and the ops over emulated types become anympi's native user
+// operations; any other op is converted.  Inline: on the path of every reduction.
+MPI_Op loc_op_in(abi_Op op, abi_Datatype datatype);
+inline MPI_Op c_op_in(abi_Op op, abi_Datatype datatype)
+{
+    if (MPI_Op n; emulated_op_in(op, datatype, &n)) return n;
+    const uintptr_t o = reinterpret_cast<uintptr_t>(op);
+    if (o == ABI_MAXLOC || o == ABI_MINLOC) [[unlikely]] return loc_op_in(op, datatype);
+    return to_native(op);
+}
 
 // One-sided accumulation (the generated MPI_Accumulate ... MPI_Fetch_and_op): the native MPI
 // would apply a predefined op to an emulated type's native stand-in (or to a derived type built

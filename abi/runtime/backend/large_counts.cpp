@@ -5,6 +5,7 @@
 // displacements (its own arrays are int).
 #include "large_counts.hpp"
 #include "requests.hpp"
+#include "emulated_types.hpp"
 
 #include <algorithm>
 #include <cstdio>

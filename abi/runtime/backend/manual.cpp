@@ -1095,12 +1095,9 @@ int vi_make(const pair_member *v, const pair_member *i, uintptr_t value, uintptr
 
 }  // namespace
 
-// Called by the generated reductions for their op: MAXLOC/MINLOC over a value-index type
-// becomes the native user operation that implements them; everything else is converted.
-namespace {
-// MAXLOC/MINLOC: over a value-index type, anympi's operation.  Apart, so that c_op_in's common
-// path saves no registers for it.
-__attribute__((noinline)) MPI_Op loc_op_in(abi_Op op, abi_Datatype datatype)
+// MAXLOC/MINLOC as c_op_in (emulated_types.hpp) sees them: over a value-index type, anympi's
+// operation.  Apart, so that c_op_in's common path saves no registers for it.
+MPI_Op loc_op_in(abi_Op op, abi_Datatype datatype)
 {
     const uintptr_t o = reinterpret_cast<uintptr_t>(op);
     if (!vi_find(to_native(datatype))) return to_native(op);
@@ -1109,15 +1106,6 @@ __attribute__((noinline)) MPI_Op loc_op_in(abi_Op op, abi_Datatype datatype)
     if (n == MPI_OP_NULL && MPI_Op_create(o == ABI_MAXLOC ? &vi_loc<true> : &vi_loc<false>, 1, &n) != MPI_SUCCESS)
         return to_native(op);  // the native MPI reports MAXLOC on a struct itself
     return n;
-}
-}  // namespace
-
-MPI_Op c_op_in(abi_Op op, abi_Datatype datatype)
-{
-    if (MPI_Op n; emulated_op_in(op, datatype, &n)) return n;  // emulated_types: MPI_REAL2 ...
-    const uintptr_t o = reinterpret_cast<uintptr_t>(op);
-    if (o == ABI_MAXLOC || o == ABI_MINLOC) return loc_op_in(op, datatype);
-    return to_native(op);
 }
 
 }  // namespace anympi::backend

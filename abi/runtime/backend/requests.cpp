@@ -2,6 +2,7 @@
 // MPI_Isendrecv[_replace] where the MPI lacks them, and the completion calls over arrays that
 // mix them with native requests.  The generator reads the ANYMPI_MANUAL markers here too.
 #include "requests.hpp"
+#include "emulated_types.hpp"
 
 #include <cstdio>
 #include <mutex>

@@ -32,7 +32,7 @@ struct state {
   std::vector<int> v = std::vector<int>(4, 1);
   int x = 1, y = 0;
   mpi::comm_view world = mpi::comm_world(), self = mpi::comm_self();
-  // A communicator of the user's: the core asks MPI its size once; the owner remembers it.
+  // A communicator of the user's: the core asks MPI its size once, and the view remembers it.
   mpi::comm self_dup = mpi::comm_self().dup();
   // An alltoallv whose receive side is known only after the counts are exchanged.
   std::vector<int> counts = std::vector<int>{4}, displs = std::vector<int>{0}, rcounts = std::vector<int>(1),
@@ -75,8 +75,8 @@ struct state {
 }
 
 // Whole-message collectives: the core divides the buffer's count by the peer count, which it
-// knows of MPI_COMM_SELF and reads, through the view, from what the owner of a user's
-// communicator remembers.
+// knows of MPI_COMM_SELF and, for a user's communicator, asks MPI once per comm_view (the view
+// passed to allgather_on, which the loop's calls take by reference).
 [[gnu::noinline]] void allgather_on(state& s, mpi::comm_view comm, char const* c_name, char const* cxx_name) {
   MEASURE(c_name, s.n, {
     MPI_Allgather(&s.x, 1, MPI_INT, &s.y, 1, MPI_INT, comm.native());

@@ -431,13 +431,16 @@ TEST(NeighborW, Alltoallw) {
   }
 }
 
-// An owning mpi::comm remembers the peer count a whole-message collective divides its buffers
-// by, once asked. Each case changes what an owner holds, or uses a view of an owner that holds
-// something else by now, where remembering per owner (or per handle) alone would divide by a
-// stale count: the receive count per process would be wrong, here always a count that does
-// not divide (MPI_ERR_COUNT) rather than a write past the buffer.
+// An mpi::comm and a comm_view remember the peer count a whole-message collective divides its
+// buffers by, once asked. Each case changes the handle an owner or a view holds, or uses a view
+// whose owner is gone or moved, where remembering by handle value alone, or through a pointer to
+// the owner, would divide by a stale count (or read a dead object): the receive count per
+// process would be wrong, here always a count that does not divide (MPI_ERR_COUNT) rather than
+// a write past the buffer.
 namespace {
-void expect_allgather(mpi::comm_view c, int n, char const* what) {
+// By reference, as a program keeps its communicator: what the collective learns stays with c.
+template <class C>
+void expect_allgather(C const& c, int n, char const* what) {
   std::vector<int> r(static_cast<std::size_t>(n), -1);
   mpi::allgather(std::vector<int>{c.rank()}, r, c);
   for (int i = 0; i < n; ++i) EXPECT_EQ(r[static_cast<std::size_t>(i)], i) << what << ", block " << i;
@@ -458,18 +461,32 @@ TEST(RememberedPeers, ForgottenWhenTheOwnersHandleChanges) {
   expect_allgather(c, p, "freed, then assigned a duplicate");
 }
 
-TEST(RememberedPeers, AViewReadsOnlyFactsOfItsOwnHandle) {
+TEST(RememberedPeers, AViewKeepsItsOwnCopy) {
   int const p = size(), half = (p + 1 - rank() % 2) / 2;
-  mpi::comm a = world().dup();
-  mpi::comm_view const of_a = a;
-  expect_allgather(of_a, p, "through a view");
-  mpi::comm d = std::move(a);  // the communicator, and what is remembered of it, move to d
-  a = world().split(rank() % 2, rank());
-  expect_allgather(a, half, "the owner, holding a half");
-  // The view still names the duplicate (held by d now) but points to a's facts, which are
-  // of the half: it must ask MPI.
-  expect_allgather(of_a, p, "the first view, after its owner took a half");
-  expect_allgather(d, p, "the duplicate's new owner");
+  // A view of an owner that learned the peer count starts with it, and keeps it when the owner
+  // is gone (a view that pointed into its owner would read a dead object here).
+  mpi::comm_view kept;
+  {
+    mpi::comm a = world().dup();
+    expect_allgather(a, p, "the owner");
+    kept = a;
+    (void)a.release();  // the communicator outlives its owner: `kept` frees it below
+  }
+  expect_allgather(kept, p, "a view whose owner is gone");
+  // Owners in a vector that grows are moved; views of them stay valid.
+  std::vector<mpi::comm> owners;
+  owners.push_back(world().dup());
+  expect_allgather(owners.front(), p, "the first owner");
+  mpi::comm_view const first = owners.front();
+  for (int i = 0; i < 8; ++i) owners.push_back(world().split(rank() % 2, rank()));
+  expect_allgather(first, p, "a view of an owner the vector moved");
+  expect_allgather(owners.back(), half, "the last owner, of a half");
+  // A view's handle replaced through its handle pointer (MPICH hands the freed value out
+  // again): the half, not the duplicate the view remembered.
+  ASSERT_EQ(MPI_Comm_free(kept.mpi_handle_ptr()), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, rank(), kept.mpi_handle_ptr()), MPI_SUCCESS);
+  expect_allgather(kept, half, "a view split anew through mpi_handle_ptr()");
+  ASSERT_EQ(MPI_Comm_free(kept.mpi_handle_ptr()), MPI_SUCCESS);
 }
 
 TEST(RememberedPeers, GroupAndTopologyAreRememberedApart) {

@@ -603,7 +603,6 @@ inline void *c_buf(const void *p)
     if (p == reinterpret_cast<const void *>(ABI_IN_PLACE)) return MPI_IN_PLACE;
     return const_cast<void *>(p); // MPI_BOTTOM is 0 everywhere
 }
-// The op of a reduction, seen with its datatype: c_op_in (emulated_types.hpp).
 // MPI-4.1 12.4.1 (Table 9): the functions a program may call before MPI starts and after it
 // ends (info, error handler free, error classes, codes and strings).  0 when the MPI underneath
 // can serve them now -- Open MPI 4.1, which aborts in them before its MPI_Init, is started

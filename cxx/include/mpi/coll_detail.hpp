@@ -20,9 +20,9 @@ namespace mpi::detail {
 // Number of processes a rooted/all-to-all collective exchanges with: the group size, or
 // the remote group size on an intercommunicator. MPI_COMM_SELF is one process by definition
 // and MPI_COMM_WORLD's size is fixed from MPI_Init to MPI_Finalize, so neither costs an MPI
-// call after the first; any other communicator is asked each time it is given as a handle or
-// a view (its handle may name another communicator once it is freed), once as an owning
-// mpi::comm (comm_arg below).
+// call after the first; any other communicator is asked once per mpi::comm or comm_view that
+// names it (comm_arg below), each time it is given as a native handle (which may name another
+// communicator once it is freed).
 inline int peer_count(MPI_Comm c) {
   if (c == MPI_COMM_SELF) return 1;
   int n = 0;
@@ -110,7 +110,7 @@ struct op_arg<T, F> {
 // whole count.
 struct split {
   std::pair<int, int> (*peers)(MPI_Comm);
-  // Where an owning communicator remembers them.
+  // Where an mpi::comm or a comm_view remembers them.
   std::pair<int, int> comm_kind::facts::*remembered;
   bool send;
   bool recv;
@@ -120,27 +120,25 @@ inline std::pair<int, int> group_peers(MPI_Comm c) {
   return {n, n};
 }
 
-// A communicator argument as the collectives take it: the handle, and what an owner
-// remembers of it (an mpi::comm or a view of one; none for a native handle).
+// A communicator argument as the collectives take it: the handle, and what the argument
+// remembers of it (an mpi::comm or a comm_view; nothing for a native handle).
 struct comm_arg {
   MPI_Comm handle;
   comm_kind::facts* facts;
 };
 template <class C>
 MPI_CXX_ALWAYS_INLINE comm_arg comm_arg_of(C const& c) {
-  if constexpr (std::is_base_of_v<comm, uncvref_t<C>>) return {c.native(), &c.facts()};
-  else if constexpr (std::is_base_of_v<comm_view, uncvref_t<C>>) return {c.native(), c.facts()};
+  if constexpr (std::is_base_of_v<comm, uncvref_t<C>> || std::is_base_of_v<comm_view, uncvref_t<C>>)
+    return {c.native(), &c.facts()};
   else return {mpi::handle(c), nullptr};
 }
-// The peers of `s` on `c`, asked of MPI, and remembered where an owner remembers them.
+// The peers of `s` on `c`, asked of MPI, and remembered where the argument remembers them.
 inline std::pair<int, int> remember_peers(split const& s, comm_arg c) {
-  if (c.facts->of != c.handle) *c.facts = {.of = c.handle};
   return c.facts->*s.remembered = s.peers(c.handle);
 }
 MPI_CXX_ALWAYS_INLINE std::pair<int, int> peers_of(split const& s, comm_arg c) {
   if (!c.facts) return s.peers(c.handle);
-  if (c.facts->of == c.handle)
-    if (auto const known = c.facts->*s.remembered; known.first >= 0) return known;
+  if (auto const known = c.facts->*s.remembered; known.first >= 0) return known;
   return remember_peers(s, c);
 }
 

@@ -26,10 +26,11 @@ struct comm_kind {
   static constexpr char const* free_name = "MPI_Comm_free";
   // The processes a whole-message collective divides its buffers among (received from, sent
   // to), as a group and by the topology (-1: not asked yet), remembered by an owning mpi::comm
-  // for the communicator `of`, so that they are asked of MPI once, not per call: they cannot
-  // change while the communicator lives. Views of the owner read and fill the same facts.
+  // and by each comm_view, so that they are asked of MPI once, not per call: they cannot change
+  // while the communicator lives. A value, copied with the handle (a view made from an owner
+  // starts with what the owner knows), never a pointer to another object: a view stays valid
+  // when its owner is moved, released or destroyed. Forgotten whenever the handle changes.
   struct facts {
-    MPI_Comm of = MPI_COMM_NULL;
     std::pair<int, int> group_peers{-1, -1};
     std::pair<int, int> neighbors{-1, -1};
   };
@@ -158,17 +159,22 @@ public:
 // function taking a comm_view takes MPI_COMM_WORLD. Only this view: under MPICH every handle
 // type is int, and one implicit view per C type keeps an int from choosing among them.
 //
-// A view of an owning mpi::comm also points to what its owner remembers of the communicator
-// (detail::comm_kind::facts), which it reads only while they are of the handle it names.
+// A view also remembers what the collectives learn of its communicator (detail::comm_kind::
+// facts): a view kept and passed by reference asks MPI once.
 class comm_view : public detail::view_base<detail::comm_kind>, public comm_ops<comm_view> {
 public:
   comm_view() noexcept = default;
   comm_view(MPI_Comm h) noexcept : view_base(h) {}
-  comm_view(MPI_Comm h, detail::comm_kind::facts* f) noexcept : view_base(h), facts_(f) {}
-  detail::comm_kind::facts* facts() const noexcept { return facts_; }
+  comm_view(MPI_Comm h, detail::comm_kind::facts const& f) noexcept : view_base(h), facts_(f) {}
+  // The handle may be replaced through this pointer, so what was remembered of it is forgotten.
+  MPI_Comm* mpi_handle_ptr() noexcept {
+    facts_ = {};
+    return view_base::mpi_handle_ptr();
+  }
+  detail::comm_kind::facts& facts() const noexcept { return facts_; }
 
 private:
-  detail::comm_kind::facts* facts_ = nullptr;
+  mutable detail::comm_kind::facts facts_{};
 };
 
 class comm : public detail::owner_base<detail::comm_kind, comm, comm_view>, public comm_ops<comm> {

@@ -125,7 +125,7 @@ public:
   bool is_null() const noexcept { return h_ == Kind::null(); }
   explicit operator bool() const noexcept { return !is_null(); }
   View view() const noexcept {
-    if constexpr (std::is_constructible_v<View, native_type, facts_type*>) return View{h_, &facts_};
+    if constexpr (std::is_constructible_v<View, native_type, facts_type const&>) return View{h_, facts_};
     else return View{h_};
   }
   // What is remembered of the object held: filled in by the operations that need it, forgotten

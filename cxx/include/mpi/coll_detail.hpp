@@ -17,29 +17,6 @@
 
 namespace mpi::detail {
 
-// Number of processes a rooted/all-to-all collective exchanges with: the group size, or
-// the remote group size on an intercommunicator. MPI_COMM_SELF is one process by definition
-// and MPI_COMM_WORLD's size is fixed from MPI_Init to MPI_Finalize, so neither costs an MPI
-// call after the first; any other communicator is asked once per mpi::comm or comm_view that
-// names it (comm_arg below), each time it is given as a native handle (which may name another
-// communicator once it is freed).
-inline int peer_count(MPI_Comm c) {
-  if (c == MPI_COMM_SELF) return 1;
-  int n = 0;
-  if (c == MPI_COMM_WORLD) {
-    static int const world = [] {
-      int w = 0;
-      MPI_CXX_CALL(MPI_Comm_size, MPI_COMM_WORLD, &w);
-      return w;
-    }();
-    return world;
-  }
-  int inter = 0;
-  MPI_CXX_CALL(MPI_Comm_test_inter, c, &inter);
-  if (inter) MPI_CXX_CALL(MPI_Comm_remote_size, c, &n);
-  else MPI_CXX_CALL(MPI_Comm_size, c, &n);
-  return n;
-}
 // Whether this process is the root of a rooted collective (MPI_ROOT on an intercomm).
 inline bool is_root(MPI_Comm c, int root) {
   int inter = 0, r = 0;
@@ -115,10 +92,30 @@ struct split {
   bool send;
   bool recv;
 };
+// The processes of the group a rooted/all-to-all collective exchanges with: the group size, or
+// the remote group's on an intercommunicator, both ways. MPI_COMM_WORLD's size is fixed from
+// MPI_Init to MPI_Finalize, so it is asked once; MPI_COMM_SELF never comes here (whole_impl:
+// one peer divides nothing); any other communicator is asked once per mpi::comm or comm_view
+// that names it (comm_arg below), each time it is given as a native handle (which may name
+// another communicator once it is freed).
 inline std::pair<int, int> group_peers(MPI_Comm c) {
-  int const n = peer_count(c);
+  int n = 0;
+  if (c == MPI_COMM_WORLD) {
+    static int const world = [] {
+      int w = 0;
+      MPI_CXX_CALL(MPI_Comm_size, MPI_COMM_WORLD, &w);
+      return w;
+    }();
+    return {world, world};
+  }
+  int inter = 0;
+  MPI_CXX_CALL(MPI_Comm_test_inter, c, &inter);
+  if (inter) MPI_CXX_CALL(MPI_Comm_remote_size, c, &n);
+  else MPI_CXX_CALL(MPI_Comm_size, c, &n);
   return {n, n};
 }
+// A split by the group: its peers, remembered apart from the topology's.
+constexpr split by_group(bool send, bool recv) { return {&group_peers, &comm_kind::facts::group_peers, send, recv}; }
 
 // A communicator argument as the collectives take it: the handle, and what the argument
 // remembers of it (an mpi::comm or a comm_view; nothing for a native handle).

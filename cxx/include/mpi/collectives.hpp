@@ -19,10 +19,10 @@ namespace detail {
 inline constexpr auto barrier_forms = forms{MPI_CXX_UNCOUNTED_FN(MPI_Barrier), MPI_CXX_UNCOUNTED_FN(MPI_Ibarrier),
                                             MPI_CXX_PERSISTENT_UNCOUNTED_FN_(MPI_Barrier_init)};
 inline constexpr auto bcast_forms = MPI_CXX_COLL_FORMS_(Bcast, bcast);
-inline constexpr auto gather_forms = MPI_CXX_COLL_FORMS_(Gather, gather, split{&group_peers, &comm_kind::facts::group_peers, false, true});
-inline constexpr auto scatter_forms = MPI_CXX_COLL_FORMS_(Scatter, scatter, split{&group_peers, &comm_kind::facts::group_peers, true, false});
-inline constexpr auto allgather_forms = MPI_CXX_COLL_FORMS_(Allgather, allgather, split{&group_peers, &comm_kind::facts::group_peers, false, true});
-inline constexpr auto alltoall_forms = MPI_CXX_COLL_FORMS_(Alltoall, alltoall, split{&group_peers, &comm_kind::facts::group_peers, true, true});
+inline constexpr auto gather_forms = MPI_CXX_COLL_FORMS_(Gather, gather, by_group(false, true));
+inline constexpr auto scatter_forms = MPI_CXX_COLL_FORMS_(Scatter, scatter, by_group(true, false));
+inline constexpr auto allgather_forms = MPI_CXX_COLL_FORMS_(Allgather, allgather, by_group(false, true));
+inline constexpr auto alltoall_forms = MPI_CXX_COLL_FORMS_(Alltoall, alltoall, by_group(true, true));
 inline constexpr auto gatherv_forms = MPI_CXX_COLL_FORMS_(Gatherv, gatherv);
 inline constexpr auto scatterv_forms = MPI_CXX_COLL_FORMS_(Scatterv, scatterv);
 inline constexpr auto allgatherv_forms = MPI_CXX_COLL_FORMS_(Allgatherv, allgatherv);
@@ -62,7 +62,7 @@ MPI_CXX_ALWAYS_INLINE auto whole_impl(F const& f, MPI_Info info, comm_arg c, S& 
     else {
       MPI_Count const total = count_of(x, fn);
       // MPI_COMM_SELF has one peer: nothing divides, nothing is asked (neither of MPI nor of
-      // what an owner remembers), and the common case folds to the count itself.
+      // what the communicator argument remembers), and the common case folds to the count.
       if (!divided || total == 0 || comm == MPI_COMM_SELF) return total;
       if (peers.first < 0) peers = peers_of(f.split, c);
       int const n = recv ? peers.first : peers.second;

@@ -13,7 +13,6 @@
 #include <mpi/error.hpp>
 
 #include <climits>
-#include <limits>
 #include <ranges>
 #include <span>
 #include <string>
@@ -77,7 +76,6 @@ public:
   // cannot be a converted copy.
   int_array(R const& r, char const* function, bool keep = false) : r_(r), function_(function), keep_(keep) {}
 
-  bool fits_int() const { return range_fits_int(r_); }
   std::size_t size() const { return std::ranges::size(r_); }
   template <class T>
   static constexpr bool exact = std::is_same_v<value_type, T>;
@@ -95,7 +93,7 @@ public:
       store.clear();
       store.reserve(size());
       for (auto v : r_) {
-        if (std::cmp_less(v, std::numeric_limits<T>::min()) || std::cmp_greater(v, std::numeric_limits<T>::max()))
+        if (!std::in_range<T>(v))
           fail(MPI_ERR_COUNT, function_, "count/displacement " + std::to_string(v) + " does not fit");
         store.push_back(static_cast<T>(v));
       }
@@ -106,7 +104,7 @@ public:
   // The int binding serves when the values fit, unless the array must be passed as is
   // and is already of the wide type.
   bool fits() const {
-    return std::is_same_v<Narrow, Wide> || (fits_int() && !(keep_ && !exact<Narrow> && exact<Wide>));
+    return std::is_same_v<Narrow, Wide> || (range_fits_int(r_) && !(keep_ && !exact<Narrow> && exact<Wide>));
   }
   template <class L>
   auto args(L) {
@@ -135,11 +133,9 @@ int_array(R const&, char const*, bool) -> int_array<R>;
 
 // --- Calling an int-count binding or its _c twin ---------------------------------------
 
-// The element types of counts and displacements in the int (Large = false) and _c bindings.
+// The element type of counts in the int (Large = false) and _c bindings.
 template <bool Large>
 using count_t = std::conditional_t<Large, MPI_Count, int>;
-template <bool Large>
-using displ_t = std::conditional_t<Large, MPI_Aint, int>;
 using int_form = std::false_type;
 using large_form = std::true_type;
 

@@ -11,11 +11,15 @@ namespace mpi {
 
 namespace detail {
 // The bodies are those of the regular collectives (collectives.hpp); a neighborhood
-// collective differs in its bindings and in counting its peers by the topology.
+// collective differs in its bindings and in counting its peers by the topology (remembered
+// apart from the group's).
+constexpr split by_topology(bool send, bool recv) {
+  return {&neighbor_degrees, &comm_kind::facts::neighbors, send, recv};
+}
 inline constexpr auto neighbor_allgather_forms =
-    MPI_CXX_COLL_FORMS_(Neighbor_allgather, neighbor_allgather, split{&neighbor_degrees, &comm_kind::facts::neighbors, false, true});
+    MPI_CXX_COLL_FORMS_(Neighbor_allgather, neighbor_allgather, by_topology(false, true));
 inline constexpr auto neighbor_alltoall_forms =
-    MPI_CXX_COLL_FORMS_(Neighbor_alltoall, neighbor_alltoall, split{&neighbor_degrees, &comm_kind::facts::neighbors, true, true});
+    MPI_CXX_COLL_FORMS_(Neighbor_alltoall, neighbor_alltoall, by_topology(true, true));
 inline constexpr auto neighbor_allgatherv_forms = MPI_CXX_COLL_FORMS_(Neighbor_allgatherv, neighbor_allgatherv);
 inline constexpr auto neighbor_alltoallv_forms = MPI_CXX_COLL_FORMS_(Neighbor_alltoallv, neighbor_alltoallv);
 // MPI_Neighbor_alltoallw takes MPI_Aint byte displacements even in its int-count form.

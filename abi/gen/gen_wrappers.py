@@ -209,6 +209,11 @@ def built_on(fn):
 FLAG_GUARDED = {"MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Iprobe", "MPI_Improbe", "MPI_Request_get_status"}
 
 
+# Rank outputs that are never a sentinel (MPI_UNDEFINED, MPI_PROC_NULL, ...): the native int as
+# it is, as cheap as MPI_Comm_size's.  A communicator's rank of its caller always exists.
+PLAIN_RANK_OUT = {("MPI_Comm_rank", "rank")}
+
+
 def convert(fn, p):
     """The native-call argument for one ABI parameter, or Unexpressible."""
     c = convert_kind(fn, p)
@@ -296,7 +301,7 @@ def convert_kind(fn, p):
         if b == "int" and not arr:
             return f"c_rank_in({n})"
         if b == "int *" and not arr and d == "out":
-            return f"c_rank_out({n})"
+            return n if (fn.name, n) in PLAIN_RANK_OUT else f"c_rank_out({n})"
         if b == "int" and arr == "[]":
             ln = length_expr(fn, p)
             return (f"c_ranks_in({n}, {ln})" if d == "in" else f"c_ranks_out({n}, {ln})")

@@ -73,6 +73,21 @@ static void test_errors_return(void)
     expect_class(MPI_Comm_rank(MPI_COMM_NULL, &r), MPI_ERR_COMM, "rank of MPI_COMM_NULL",
                  __LINE__);
 
+    /* A rank output of a call that failed keeps what the program put there, whatever the
+     * value: each one here is a rank sentinel of one MPI or of the standard ABI (MPI_UNDEFINED,
+     * and MPI_ANY_SOURCE, MPI_PROC_NULL and MPI_ROOT, numbered differently by each). */
+    static const int kept[] = {-1, -2, -3, -4, -32766};
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; ++i) {
+        const int v = kept[i];
+        int out = v, src = v, dst = v, coords[1] = {0};
+        CHECK(MPI_Comm_rank(MPI_COMM_NULL, &out) != MPI_SUCCESS);
+        CHECK_EQ(out, v);
+        CHECK(MPI_Cart_rank(c, coords, &out) != MPI_SUCCESS);  /* c has no topology */
+        CHECK_EQ(out, v);
+        CHECK(MPI_Cart_shift(c, 0, 1, &src, &dst) != MPI_SUCCESS);
+        CHECK(src == v && dst == v);
+    }
+
     /* Error strings of classes, and Error_class of a class is the class. */
     int classes[] = {MPI_SUCCESS,      MPI_ERR_BUFFER,  MPI_ERR_COUNT,     MPI_ERR_TYPE,
                      MPI_ERR_TAG,      MPI_ERR_COMM,    MPI_ERR_RANK,      MPI_ERR_REQUEST,

@@ -141,8 +141,10 @@ void native_error_classes()
 void after_native_init()
 {
     native_error_classes();
-    emulated_types_world_init();  // emulated_types: build the datatypes the native MPI lacks
-    partitioned_world_init();     // partitioned.cpp: its private communicator, where the MPI lacks it
+    past_direct_handles([] {
+        emulated_types_world_init();  // emulated_types: build the datatypes the native MPI lacks
+        partitioned_world_init();     // partitioned.cpp: its private communicator, where the MPI lacks it
+    });
 }
 
 // ---------------------------------------------------------------- what is held for requests

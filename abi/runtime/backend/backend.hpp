@@ -429,13 +429,30 @@ inline int tag_in(int t) { return t >= 0 ? t : t == ABI_ANY_TAG ? MPI_ANY_TAG : 
 inline int tag_out(int t) { return t >= 0 ? t : t == MPI_ANY_TAG ? ABI_ANY_TAG : t; }
 inline int c_rank_in(int r) { return rank_in(r); }
 inline int c_tag_in(int t) { return tag_in(t); }
+// A value no MPI writes as a rank, tag or error: what an output holds until the native call
+// writes it, so that only what it wrote is converted (a failed call, or a Dist_graph_neighbors
+// with room for more neighbours than there are, leaves the rest as the caller had it).
+constexpr int unwritten = INT_MIN + 0x2a5;
 struct rank_out_proxy {
-    int *p; long n;
-    operator int *() const { return p; }
-    ~rank_out_proxy() { if (p) for (long i = 0; i < n; ++i) p[i] = rank_out(p[i]); }
+    int *p;
+    int n = unwritten;
+    operator int *() { return p ? &n : nullptr; }
+    ~rank_out_proxy() { if (p && n != unwritten) *p = rank_out(n); }
 };
-inline rank_out_proxy c_rank_out(int *p) { return {p, 1}; }
-inline rank_out_proxy c_ranks_out(int *p, long n) { return {p, n}; }
+inline rank_out_proxy c_rank_out(int *p) { return {p}; }
+struct ranks_out_proxy {
+    int *p;
+    long n;
+    stage<int> s;
+    ranks_out_proxy(int *a, long n_) : p(a), n(a && n_ > 0 ? n_ : 0), s(n) { for (long i = 0; i < n; ++i) s.ptr[i] = unwritten; }
+    operator int *() { return p ? s.ptr : nullptr; }
+    ~ranks_out_proxy()
+    {
+        for (long i = 0; i < n; ++i)
+            if (s.ptr[i] != unwritten) p[i] = rank_out(s.ptr[i]);
+    }
+};
+inline ranks_out_proxy c_ranks_out(int *p, long n) { return {p, n}; }
 struct ranks_in_proxy {
     stage<int> s; const int *p;
     ranks_in_proxy(const int *a, long n) : s(n < 0 ? 0 : n), p(a) { if (a) for (long i = 0; i < n; ++i) s.ptr[i] = rank_in(a[i]); }
@@ -541,17 +558,16 @@ inline void status_back(const MPI_Status &n, abi_Status *a)
 // each public field the native MPI wrote is converted, the others stay the caller's.  So a
 // call that wrote nothing (MPI_Test of a pending request) converts nothing, and one that wrote
 // only the count (ROMIO's file statuses) changes only the count.
-constexpr int status_unwritten = INT_MIN + 0x2a5;
 inline void status_stage_out(const abi_Status *a, MPI_Status &n)
 {
-    n.MPI_SOURCE = n.MPI_TAG = n.MPI_ERROR = status_unwritten;
+    n.MPI_SOURCE = n.MPI_TAG = n.MPI_ERROR = unwritten;
     load_hidden(a->MPI_internal, n);
 }
 inline void status_written_back(const MPI_Status &n, abi_Status *a)
 {
-    if (n.MPI_SOURCE != status_unwritten) a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
-    if (n.MPI_TAG != status_unwritten) a->MPI_TAG = tag_out(n.MPI_TAG);
-    if (n.MPI_ERROR != status_unwritten) [[unlikely]] a->MPI_ERROR = err_out(n.MPI_ERROR);
+    if (n.MPI_SOURCE != unwritten) a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
+    if (n.MPI_TAG != unwritten) a->MPI_TAG = tag_out(n.MPI_TAG);
+    if (n.MPI_ERROR != unwritten) [[unlikely]] a->MPI_ERROR = err_out(n.MPI_ERROR);
     save_hidden(n, a->MPI_internal);
 }
 // in: read by the call (MPI_Get_count); io: read and written (MPI_Status_set_elements), staged

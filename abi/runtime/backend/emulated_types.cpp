@@ -696,7 +696,7 @@ void anympi::backend::emulated_types_session_started()
 {
     std::lock_guard<std::mutex> g(emu_mutex);
     ++sessions_open;
-    if (!built) build();
+    if (!built) past_direct_handles(build);
 }
 void anympi::backend::emulated_types_session_ending()
 {
@@ -709,6 +709,6 @@ void anympi::backend::emulated_types_session_ended(bool finalized)
     if (finalized) {
         if (sessions_open > 0) --sessions_open;
     } else if (!built && (sessions_open > 0 || world_active)) {
-        build();  // the session is still there (a bad handle, say): so are the types
+        past_direct_handles(build);  // the session is still there (a bad handle, say): so are the types
     }
 }

@@ -48,6 +48,14 @@ inline void load_hidden(const int internal[5], MPI_Status &n)
 #endif
 // Handles the native MPI lacks but can stand in for (e.g. MPI_ERRORS_ABORT on Open MPI 4.1).
 void native_fixups(uintptr_t pre[0x400]);
+// Runs make(), which makes anympi's own native objects when the MPI has just started, so that
+// they leave the program the handles it gets natively.  MPICH serves each kind's first few
+// objects from a preallocated block ("direct" handles, found in a few instructions); the rest
+// are "indirect", about 32 instructions more on every use (MPI_Type_size of a derived type: 76
+// against 108).  Natively a program's first derived types, communicators and keyvals are
+// direct; made first, anympi's emulated types, private communicator and keyvals would take
+// those slots (mpich.cpp).  Open MPI's handles are pointers: make() alone.
+void past_direct_handles(void (*make)());
 // MPI_<Kind>_toint: the native Fortran integer, moved off the ABI's predefined range.
 // Open MPI numbers the codes and classes users add right after its last predefined one (93,
 // 94, ...), where the ABI still has predefined values: those move up by err_bias.  MPICH's

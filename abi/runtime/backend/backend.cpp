@@ -10,8 +10,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
-#include <unordered_map>
-#include <vector>
+#include <utility>
 
 namespace anympi::backend {
 
@@ -148,28 +147,55 @@ void after_native_init()
 }
 
 // ---------------------------------------------------------------- what is held for requests
+// Blocks in lists by request, hashed into a fixed number of buckets: nothing is allocated to
+// hold one but the block itself.
 std::atomic<long> held_requests{0};
 namespace {
 std::mutex held_mutex;
-std::unordered_map<uintptr_t, std::vector<std::unique_ptr<MPI_Datatype[]>>> held;  // guarded
+constexpr unsigned held_buckets = 256;
+held_block::link *held[held_buckets];  // guarded: each bucket's list
+long held_count = 0;       // guarded
+unsigned held_bucket(uintptr_t r) { return unsigned((r * 0x9E3779B97F4A7C15ull) >> 56); }
 }  // namespace
 
-void hold(MPI_Request r, std::unique_ptr<MPI_Datatype[]> block)
+held_block::held_block(long n) : l_(static_cast<link *>(::operator new(sizeof(link) + size_t(n) * sizeof(MPI_Datatype))))
 {
+    l_->next = nullptr;
+    l_->request = 0;
+}
+held_block::~held_block() { ::operator delete(l_); }
+
+void hold(MPI_Request r, held_block block)
+{
+    held_block::link *l = block.l_;
+    block.l_ = nullptr;
+    l->request = bits(r);
     std::lock_guard<std::mutex> g(held_mutex);
-    held[bits(r)].push_back(std::move(block));
-    held_requests.store(long(held.size()), std::memory_order_relaxed);
+    held_block::link *&head = held[held_bucket(l->request)];
+    l->next = head;
+    head = l;
+    held_requests.store(++held_count, std::memory_order_relaxed);
 }
 
 void release_held(uintptr_t r)
 {
-    std::vector<std::unique_ptr<MPI_Datatype[]>> gone;  // freed outside the lock
-    std::lock_guard<std::mutex> g(held_mutex);
-    auto it = held.find(r);
-    if (it == held.end()) return;
-    gone = std::move(it->second);
-    held.erase(it);
-    held_requests.store(long(held.size()), std::memory_order_relaxed);
+    held_block::link *gone = nullptr;  // freed outside the lock
+    {
+        std::lock_guard<std::mutex> g(held_mutex);
+        held_block::link **at = &held[held_bucket(r)];
+        while (held_block::link *l = *at) {
+            if (l->request != r) {
+                at = &l->next;
+                continue;
+            }
+            *at = l->next;
+            l->next = gone;
+            gone = l;
+            --held_count;
+        }
+        held_requests.store(held_count, std::memory_order_relaxed);
+    }
+    while (gone) ::operator delete(std::exchange(gone, gone->next));
 }
 
 // ---------------------------------------------------------------- raising errors

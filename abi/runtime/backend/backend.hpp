@@ -175,8 +175,23 @@ template <class A> inline void request_seen(uintptr_t before, uintptr_t after)
     if constexpr (std::is_same_v<A, abi_Request>)
         if (before != after && held_requests.load(std::memory_order_relaxed) != 0) release_held(before);
 }
-// Keeps `block` (delete[]'d on release) for the native request r.
-void hold(MPI_Request r, std::unique_ptr<MPI_Datatype[]> block);
+// A staged array of native datatypes that the MPI may read after the call (manual.cpp): one
+// allocation, with room in front for the link by which hold() keeps it.
+class held_block {
+  public:
+    explicit held_block(long n);
+    held_block(held_block &&o) noexcept : l_(o.l_) { o.l_ = nullptr; }
+    held_block &operator=(held_block &&) = delete;
+    ~held_block();
+    MPI_Datatype *types() const { return reinterpret_cast<MPI_Datatype *>(l_ + 1); }
+    struct link { link *next; uintptr_t request; };  // in front of the datatypes
+
+  private:
+    link *l_;
+    friend void hold(MPI_Request r, held_block block);
+};
+// Keeps `block` for the native request r until release_held(r).
+void hold(MPI_Request r, held_block block);
 
 // An output handle starts as the native null (what an error leaves behind); an in-out one as
 // the caller's, which *p still holds after the call, so what the call made of a request is

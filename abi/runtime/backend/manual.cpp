@@ -288,13 +288,12 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw_c, fallback, "the datatype arrays have one 
 // (persistent): see hold() in backend.hpp.
 namespace {
 struct staged_types {
-    std::unique_ptr<MPI_Datatype[]> block;
+    held_block block;
     MPI_Datatype *send = nullptr, *recv = nullptr;
-    staged_types(const abi_Datatype *s, long ns, const abi_Datatype *r, long nr)
-        : block(new MPI_Datatype[size_t(ns + nr + 1)])
+    staged_types(const abi_Datatype *s, long ns, const abi_Datatype *r, long nr) : block(ns + nr)
     {
-        if (s) send = block.get();
-        if (r) recv = block.get() + ns;
+        if (s) send = block.types();
+        if (r) recv = block.types() + ns;
         for (long i = 0; s && i < ns; ++i) send[i] = to_native(s[i]);
         for (long i = 0; r && i < nr; ++i) recv[i] = to_native(r[i]);
     }

@@ -57,6 +57,10 @@ static void handle_calls(double scale) {
     MPI_Waitall(2, req, st);
     sink = st[1].MPI_SOURCE;
   });
+  MEASURE("recv_proc_null_status", m, {
+    MPI_Recv(&recvbuf, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD, &st[0]);
+    sink = st[0].MPI_SOURCE;
+  });
   MEASURE("isend_irecv_waitall_proc_null_status_ignore", m, {
     MPI_Isend(&sendbuf, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD, &req[0]);
     MPI_Irecv(&recvbuf, 1, MPI_INT, MPI_PROC_NULL, 7, MPI_COMM_WORLD, &req[1]);

@@ -14,9 +14,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 
 extern "C" {
 #include "abi_types.h"
@@ -424,21 +426,39 @@ template <cat C> inline bout_proxy<C> c_bout(int *p) { return {p}; }
 // A negative value that is no native sentinel: bad input stays bad input natively.
 constexpr int invalid_negative = -0x7fff0000;
 
+// The rank sentinels MPI_ANY_SOURCE, MPI_PROC_NULL and MPI_ROOT lie in [-4, -1] in the ABI
+// and in both MPIs, each numbered differently; MPI_UNDEFINED is the same everywhere.  A table
+// each way for the small negatives: a boundary's MPI_PROC_NULL costs one load, not a chain of
+// compares.
+constexpr int rank_sentinels_min = -4;
+static_assert(ABI_UNDEFINED == MPI_UNDEFINED);
+struct rank_table {
+    int v[1 - rank_sentinels_min];  // v[-r]: what r in [rank_sentinels_min, -1] becomes
+};
+// A sentinel outside the range would index past v: not a constant expression, so no build.
+template <class Other>
+constexpr rank_table rank_map(Other other, std::initializer_list<std::pair<int, int>> from_to)
+{
+    rank_table t{};
+    for (int r = rank_sentinels_min; r < 0; ++r) t.v[-r] = other(r);
+    for (auto [from, to] : from_to) t.v[-from] = to;
+    return t;
+}
+constexpr rank_table rank_in_table = rank_map([](int) { return invalid_negative; },
+                                              {{ABI_ANY_SOURCE, MPI_ANY_SOURCE}, {ABI_PROC_NULL, MPI_PROC_NULL}, {ABI_ROOT, MPI_ROOT}});
+constexpr rank_table rank_out_table = rank_map([](int r) { return r; },
+                                               {{MPI_ANY_SOURCE, ABI_ANY_SOURCE}, {MPI_PROC_NULL, ABI_PROC_NULL}, {MPI_ROOT, ABI_ROOT}});
 inline int rank_in(int r)
 {
-    if (r >= 0 || r == MPI_UNDEFINED) return r;
-    if (r == ABI_ANY_SOURCE) return MPI_ANY_SOURCE;
-    if (r == ABI_PROC_NULL) return MPI_PROC_NULL;
-    if (r == ABI_ROOT) return MPI_ROOT;
-    return invalid_negative;
+    if (r >= 0) return r;
+    if (r >= rank_sentinels_min) return rank_in_table.v[-r];
+    return r == MPI_UNDEFINED ? r : invalid_negative;
 }
 inline int rank_out(int r)
 {
-    if (r >= 0 || r == MPI_UNDEFINED) return r;
-    if (r == MPI_ANY_SOURCE) return ABI_ANY_SOURCE;
-    if (r == MPI_PROC_NULL) return ABI_PROC_NULL;
-    if (r == MPI_ROOT) return ABI_ROOT;
-    return r;
+    if (r >= 0) return r;
+    if (r >= rank_sentinels_min) return rank_out_table.v[-r];
+    return r;  // MPI_UNDEFINED, or no rank at all: as it is
 }
 inline int tag_in(int t) { return t >= 0 ? t : t == ABI_ANY_TAG ? MPI_ANY_TAG : invalid_negative; }
 inline int tag_out(int t) { return t >= 0 ? t : t == MPI_ANY_TAG ? ABI_ANY_TAG : t; }
@@ -578,7 +598,7 @@ inline void status_stage_out(const abi_Status *a, MPI_Status &n)
     n.MPI_SOURCE = n.MPI_TAG = n.MPI_ERROR = unwritten;
     load_hidden(a->MPI_internal, n);
 }
-inline void status_written_back(const MPI_Status &n, abi_Status *a)
+__attribute__((always_inline)) inline void status_written_back(const MPI_Status &n, abi_Status *a)
 {
     if (n.MPI_SOURCE != unwritten) a->MPI_SOURCE = rank_out(n.MPI_SOURCE);
     if (n.MPI_TAG != unwritten) a->MPI_TAG = tag_out(n.MPI_TAG);

@@ -293,12 +293,15 @@ template <class A> struct harr_proxy {
     long n;
     bool in, back;
     stage<native_t<A>> s;
-    harr_proxy(const A *a, long n_, bool in_, bool out) : p(const_cast<A *>(a)), n(n_ < 0 ? 0 : n_), in(in_), back(out), s(n)
+    // Inline, both: the caller's constant in/out then decide at compile time (request arrays:
+    // every Waitall, Testall, Startall).
+    __attribute__((always_inline)) harr_proxy(const A *a, long n_, bool in_, bool out)
+        : p(const_cast<A *>(a)), n(n_ < 0 ? 0 : n_), in(in_), back(out), s(n)
     {
         if (in && p) for (long i = 0; i < n; ++i) s.ptr[i] = to_native(p[i]);
     }
     operator native_t<A> *() { return p ? s.ptr : nullptr; }
-    ~harr_proxy()
+    __attribute__((always_inline)) ~harr_proxy()
     {
         if (!back || !p) return;
         if constexpr (std::is_same_v<A, abi_Request>)

@@ -44,7 +44,7 @@ public:
     if (!ask || MPI_Error_class(code, &class_) != MPI_SUCCESS) class_ = code;
     // Built by appending to one string, the text in a buffer: every translation unit that can
     // throw compiles this constructor, and each temporary string of an operator+ chain costs
-    // it code (4.8 KB and 0.13 s of g++ -O2 per translation unit, against ~1 KB now).
+    // code (4.8 KB of it, 1.5 KB now; g++ -O2 of a file that only throws: 0.80 s, 0.69 s now).
     char text[MPI_MAX_ERROR_STRING + 32] = {};
     int len = 0;
     if (!ask || MPI_Error_string(code, text, &len) != MPI_SUCCESS || len < 0)

@@ -154,7 +154,7 @@ namespace {
 std::mutex held_mutex;
 constexpr unsigned held_buckets = 256;
 held_block::link *held[held_buckets];  // guarded: each bucket's list
-long held_count = 0;       // guarded
+long held_count = 0;                   // guarded
 unsigned held_bucket(uintptr_t r) { return unsigned((r * 0x9E3779B97F4A7C15ull) >> 56); }
 }  // namespace
 

@@ -468,8 +468,8 @@ inline int tag_out(int t) { return t >= 0 ? t : t == MPI_ANY_TAG ? ABI_ANY_TAG :
 inline int c_rank_in(int r) { return rank_in(r); }
 inline int c_tag_in(int t) { return tag_in(t); }
 // A value no MPI writes as a rank, tag or error: what an output holds until the native call
-// writes it, so that only what it wrote is converted (a failed call, or a Dist_graph_neighbors
-// with room for more neighbours than there are, leaves the rest as the caller had it).
+// writes it, so that only what it wrote is converted (what a failed call did not write stays
+// the caller's, as natively).
 constexpr int unwritten = INT_MIN + 0x2a5;
 struct rank_out_proxy {
     int *p;

@@ -62,6 +62,23 @@ MPI_Comm anympi_world = MPI_COMM_NULL;  // MPI_Comm_create_from_group's parent
 int half_tag_ub = 16383;                // of anympi_world's MPI_TAG_UB
 std::vector<no_session *> live;          // guarded by life_mutex
 std::vector<no_session *> numbered;      // MPI_Session_toint's numbers (index + 1); null once finalized
+std::vector<no_session *> spare;         // finalized sessions, number kept, begun again first
+
+// A finalized session's object and number, else new ones: as MPI reuses a freed handle's value,
+// so that a program beginning and ending sessions in a loop runs in constant memory (also
+// under ANYMPI_CHECK, which keeps every freed handle value it has seen).  Under life_mutex.
+no_session *take_session()
+{
+    if (!spare.empty()) {
+        no_session *s = spare.back();
+        spare.pop_back();
+        return s;
+    }
+    auto *s = new no_session;
+    numbered.push_back(nullptr);
+    s->number = int(numbered.size());
+    return s;
+}
 
 no_session *find(abi_Session s)
 {
@@ -393,12 +410,11 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
     if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL)
         return arg_error(errh_self(), "MPI_Session_init", "errhandler is MPI_ERRHANDLER_NULL");
     const int required = thread_level_of(to_native(info));
-    auto *s = new no_session;
+    no_session *s = nullptr;
     int rc;
     {
         std::lock_guard<std::mutex> g(life_mutex);
         if (native_ended) {
-            delete s;
             *session = reinterpret_cast<abi_Session>(ABI_SESSION_NULL);
             return raise_error(errh_self(), ABI_ERR_OTHER,
                                "MPI_Session_init: Open MPI 4.1 cannot start again after MPI_Finalize ended it (a program "
@@ -406,8 +422,11 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
         }
         int provided = MPI_THREAD_SINGLE;
         rc = native_start(nullptr, nullptr, required, &provided, false);
-        if (rc == MPI_SUCCESS) sessions_used = true;
-        if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(MPI_COMM_SELF, &s->errh);
+        if (rc == MPI_SUCCESS) {
+            sessions_used = true;
+            s = take_session();
+            rc = MPI_Comm_dup(MPI_COMM_SELF, &s->errh);
+        }
         if (rc == MPI_SUCCESS) {
             MPI_Comm_set_name(s->errh, const_cast<char *>("MPI_Session (anympi)"));
             rc = MPI_Comm_set_errhandler(s->errh, to_native(errhandler));
@@ -415,12 +434,12 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
         }
         if (rc == MPI_SUCCESS) {
             live.push_back(s);
-            numbered.push_back(s);
-            s->number = int(numbered.size());
+            numbered[size_t(s->number - 1)] = s;
+        } else if (s) {
+            spare.push_back(s);
         }
     }
     if (rc != MPI_SUCCESS) {
-        delete s;
         *session = reinterpret_cast<abi_Session>(ABI_SESSION_NULL);
         return native_error(errh_self(), rc, "MPI_Session_init");
     }
@@ -449,7 +468,10 @@ ANYMPI_MANUAL(MPI_Session_finalize, fallback, "the last session (when MPI_Init's
         numbered[size_t(s->number - 1)] = nullptr;
     }
     MPI_Comm_free(&s->errh);
-    delete s;
+    {
+        std::lock_guard<std::mutex> g(life_mutex);
+        spare.push_back(s);
+    }
     // The types stay: Open MPI reports no leaks, and its objects outlive MPI_Finalize here.
     *session = reinterpret_cast<abi_Session>(ABI_SESSION_NULL);
     return 0;

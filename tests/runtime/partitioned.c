@@ -188,6 +188,47 @@ static void early(void)
     MPI_OK(MPI_Request_free(&recv));
 }
 
+/* The send waited for first, as a program may: MPI_Waitall({send, recv}), MPI_Wait on the send
+ * then the receive, MPI_Test polled on the send -- each side's send needing the peer's
+ * receive posted (partitions of 256 KiB, above both MPIs' eager limits; on MPICH even one int
+ * to itself), with the peer doing the same.  Nothing but these calls lets the receive side
+ * post its receives. */
+static void send_waited_first(int per)
+{
+    enum { P = 2 };
+    const int n = P * per;
+    int *out = calloc((size_t)n, sizeof(int)), *in = calloc((size_t)n, sizeof(int));
+    MPI_Request r[2];  /* send, receive */
+    MPI_OK(MPI_Psend_init(out, P, per, MPI_INT, right, 15, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+    MPI_OK(MPI_Precv_init(in, P, per, MPI_INT, left, 15, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < n; ++i) out[i] = val(round, rank, i % 1000), in[i] = -1;
+        MPI_OK(MPI_Startall(2, r));
+        MPI_OK(MPI_Pready_range(0, P - 1, r[0]));
+        if (round == 0) {
+            MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        } else if (round == 1) {
+            MPI_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+            MPI_OK(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
+        } else {
+            int flag = 0;
+            for (long spins = 0; !flag; ++spins) {
+                MPI_OK(MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE));
+                CHECK_FATAL(spins < 100000000L);
+            }
+            MPI_OK(MPI_Wait(&r[1], MPI_STATUS_IGNORE));
+        }
+        for (int i = 0; i < n; ++i)
+            if (in[i] != val(round, left, i % 1000)) {
+                CHECK_MSG(0, "%d ints a partition, round %d: element %d is %d", per, round, i, in[i]);
+                break;
+            }
+    }
+    MPI_OK(MPI_Request_free(&r[0]));
+    MPI_OK(MPI_Request_free(&r[1]));
+    free(out), free(in);
+}
+
 /* ---------------------------------------------------------------- threads mark partitions */
 enum { THREADS = 4, PER_THREAD = 4 };
 static MPI_Request thread_send;
@@ -280,6 +321,8 @@ int main(int argc, char **argv)
     strided();
     order_and_isolation();
     early();
+    send_waited_first(1);
+    send_waited_first(65536);
     CHECK_EQ(provided, MPI_THREAD_MULTIPLE);
     if (provided == MPI_THREAD_MULTIPLE) threads();
     edges();

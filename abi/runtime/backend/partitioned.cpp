@@ -19,8 +19,18 @@
 // non-overtaking rule matches them to the right partition).  The receive side receives each
 // send partition where it belongs: straight into the buffer when the receive partitioning is
 // the same or the receive datatype is contiguous, else into a packed copy unpacked at the end.
+//
+// Progress.  A receive side can post its receives only once the setup has come, and nothing of
+// the MPI's own progress does that for it: so every test or wait of any partitioned request of
+// this process first posts those of every receive whose setup has come (progress_receives).
+// Else a program waiting on its send first -- MPI_Waitall({send, recv}), both to and from a
+// peer doing the same -- waited forever wherever a partition's send needs the receive posted:
+// above the MPI's eager limit, and on MPICH even to itself.  A receive still waiting for its
+// setup while the program blocks in a call of the MPI's own (an MPI_Recv of a message the peer
+// sends only once its partitioned send is complete) is beyond this (docs/runtime.md).
 #include "requests.hpp"
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -96,6 +106,9 @@ void give_data_tag(int t)
     std::lock_guard<std::mutex> g(tags_mutex);
     free_data_tags.push_back(t);
 }
+
+struct partitioned;
+void progress_receives(const partitioned *self);
 
 struct partitioned : emulated_request {
     std::mutex m;  // partitions are marked ready and tested from several threads
@@ -173,6 +186,7 @@ struct psend final : partitioned {
     }
     int test(bool complete, int *flag, MPI_Status *st) override
     {
+        progress_receives(this);
         std::lock_guard<std::mutex> g(m);
         if (proc_null) std::fill(done.begin(), done.begin() + started, 1);
         else if (int rc = progress(started)) return rc;
@@ -199,26 +213,29 @@ struct precv final : partitioned {
     std::vector<char> staged;  // packed copy, when neither buffer layout allows receiving in place
     bool unpacked = false;
     int source_world = MPI_PROC_NULL;
+    int setup_error = MPI_SUCCESS;  // of posting the receives, kept for this request's own test
+    bool listed = false;            // in `receives`, for progress_receives
     precv(void *b, int n, int c, abi_Datatype t, int src, int tg, MPI_Comm cm)
         : partitioned(n), buf(b), count(c), source_rank(src), tag(tg), type(to_native(t)), keep(t), comm(cm)
     {
         side = side_v;
     }
-    ~precv() override
-    {
-        if (setup_req != MPI_REQUEST_NULL) {
-            MPI_Cancel(&setup_req);
-            MPI_Wait(&setup_req, MPI_STATUS_IGNORE);
-        }
-    }
-    // Once the setup has come: one persistent receive per send partition.
+    ~precv() override;
+    void list();
+    // Once the setup has come: one persistent receive per send partition (under m).
     int prepare()
     {
-        if (have_setup || proc_null) return MPI_SUCCESS;
+        if (have_setup || proc_null) return setup_error;
         int flag = 0;
         int rc = MPI_Test(&setup_req, &flag, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || !flag) return rc;
-        have_setup = true;
+        set_up();
+        return setup_error = post();
+    }
+    void set_up();
+    int post()
+    {
+        int rc = MPI_SUCCESS;
         int size = 0;
         MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
         if ((rc = MPI_Type_size(type, &size)) || (rc = MPI_Type_get_extent(type, &lb, &extent)) ||
@@ -252,7 +269,8 @@ struct precv final : partitioned {
         active = true;
         unpacked = false;
         std::fill(done.begin(), done.end(), 0);
-        if (have_setup && !data.empty()) return MPI_Startall(int(data.size()), data.data());
+        if (!have_setup) return prepare();  // posts the receives if the setup has come
+        if (!data.empty()) return MPI_Startall(int(data.size()), data.data());
         return MPI_SUCCESS;
     }
     // Whether receive partition q has arrived (and, from a packed copy, been unpacked).
@@ -282,6 +300,7 @@ struct precv final : partitioned {
     }
     int test(bool complete, int *flag, MPI_Status *st) override
     {
+        progress_receives(this);
         std::lock_guard<std::mutex> g(m);
         if (int rc = arrived(partitions > 0 ? partitions - 1 : 0, flag)) return rc;
         if (*flag && st != MPI_STATUS_IGNORE) {
@@ -295,6 +314,52 @@ struct precv final : partitioned {
         return MPI_SUCCESS;
     }
 };
+
+// The receives whose setup may still come.  `awaiting` counts those without it, so that while
+// none is, a test costs one relaxed load.
+std::mutex receives_mutex;
+std::vector<precv *> receives;  // guarded
+std::atomic<int> awaiting{0};
+
+void precv::list()
+{
+    std::lock_guard<std::mutex> g(receives_mutex);
+    receives.push_back(this);
+    listed = true;
+    awaiting.fetch_add(1, std::memory_order_relaxed);
+}
+void precv::set_up()
+{
+    have_setup = true;
+    if (listed) awaiting.fetch_sub(1, std::memory_order_relaxed);
+}
+precv::~precv()
+{
+    if (listed) {
+        std::lock_guard<std::mutex> g(receives_mutex);
+        for (auto it = receives.begin(); it != receives.end(); ++it)
+            if (*it == this) { receives.erase(it); break; }
+        if (!have_setup) awaiting.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (setup_req != MPI_REQUEST_NULL) {
+        MPI_Cancel(&setup_req);
+        MPI_Wait(&setup_req, MPI_STATUS_IGNORE);
+    }
+}
+
+// Posts the receives of every active receive whose setup has come, but `self`'s (its own test
+// does) and those another thread holds (it is testing them). An error is kept for the
+// request's own test (setup_error).
+void progress_receives(const partitioned *self)
+{
+    if (awaiting.load(std::memory_order_relaxed) == 0) return;
+    std::lock_guard<std::mutex> g(receives_mutex);
+    for (precv *q : receives) {
+        if (q == self) continue;
+        std::unique_lock<std::mutex> l(q->m, std::try_to_lock);
+        if (l && q->active && !q->have_setup) q->prepare();
+    }
+}
 
 // The partitioned request of a handle, of the side wanted (null if it is none such).
 template <class Side> Side *lookup_partitioned(abi_Request r)
@@ -401,6 +466,7 @@ ANYMPI_MANUAL(MPI_Precv_init, fallback, "anympi's own request over persistent re
         if (rc == MPI_SUCCESS)
             rc = MPI_Irecv(&op->setup, int(sizeof op->setup), MPI_BYTE, op->source_world, setup_tag(h, c_tag_in(tag)),
                            part_comm, &op->setup_req);
+        if (rc == MPI_SUCCESS) op->list();
     }
     if (rc != MPI_SUCCESS) return err_out(rc);
     *request = adopt(std::move(op));

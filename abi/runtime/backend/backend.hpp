@@ -288,31 +288,32 @@ template <class T> struct stage {
     explicit stage(long n) { if (n > 16) heap.reset(new T[size_t(n)]); ptr = n > 16 ? heap.get() : local; }
 };
 
-template <class A> struct harr_proxy {
+// In and Out are template parameters so that each use folds its direction at compile time
+// without forcing the staging loops inline everywhere.
+template <class A, bool In, bool Out> struct harr_proxy {
     A *p;
     long n;
-    bool in, back;
     stage<native_t<A>> s;
-    // Inline, both: the caller's constant in/out then decide at compile time (request arrays:
-    // every Waitall, Testall, Startall).
-    __attribute__((always_inline)) harr_proxy(const A *a, long n_, bool in_, bool out)
-        : p(const_cast<A *>(a)), n(n_ < 0 ? 0 : n_), in(in_), back(out), s(n)
+    harr_proxy(const A *a, long n_) : p(const_cast<A *>(a)), n(n_ < 0 ? 0 : n_), s(n)
     {
-        if (in && p) for (long i = 0; i < n; ++i) s.ptr[i] = to_native(p[i]);
+        if constexpr (In)
+            if (p) for (long i = 0; i < n; ++i) s.ptr[i] = to_native(p[i]);
     }
     operator native_t<A> *() { return p ? s.ptr : nullptr; }
-    __attribute__((always_inline)) ~harr_proxy()
+    ~harr_proxy()
     {
-        if (!back || !p) return;
-        if constexpr (std::is_same_v<A, abi_Request>)
-            if (in && held_requests.load(std::memory_order_relaxed) != 0)
-                for (long i = 0; i < n; ++i) request_seen<A>(bits(to_native(p[i])), bits(s.ptr[i]));
-        for (long i = 0; i < n; ++i) p[i] = to_abi<A>(s.ptr[i]);
+        if constexpr (Out) {
+            if (!p) return;
+            if constexpr (In && std::is_same_v<A, abi_Request>)
+                if (held_requests.load(std::memory_order_relaxed) != 0)
+                    for (long i = 0; i < n; ++i) request_seen<A>(bits(to_native(p[i])), bits(s.ptr[i]));
+            for (long i = 0; i < n; ++i) p[i] = to_abi<A>(s.ptr[i]);
+        }
     }
 };
-template <class A> inline harr_proxy<A> c_harr_in(const A *a, long n) { return {a, n, true, false}; }
-template <class A> inline harr_proxy<A> c_harr_out(A *a, long n) { return {a, n, false, true}; }
-template <class A> inline harr_proxy<A> c_harr_io(A *a, long n) { return {a, n, true, true}; }
+template <class A> inline harr_proxy<A, true, false> c_harr_in(const A *a, long n) { return {a, n}; }
+template <class A> inline harr_proxy<A, false, true> c_harr_out(A *a, long n) { return {a, n}; }
+template <class A> inline harr_proxy<A, true, true> c_harr_io(A *a, long n) { return {a, n}; }
 
 // Tool-interface handles are opaque pointers on both sides; only the sentinels differ.
 struct tin_proxy {
@@ -353,7 +354,7 @@ template <class A> inline if_flag<hout_proxy<A, true>> c_hio_if(int *flag, A *p)
 {
     return {flag, p, to_native(p ? *p : reinterpret_cast<A>(traits<A>::null_abi))};
 }
-template <class A> inline if_flag<harr_proxy<A>> c_harr_io_if(int *flag, A *a, long n) { return {flag, a, n, true, true}; }
+template <class A> inline if_flag<harr_proxy<A, true, true>> c_harr_io_if(int *flag, A *a, long n) { return {flag, a, n}; }
 
 // ---------------------------------------------------------------- integers by meaning
 enum class cat { error, rank, tag, undefined, thread, order, distribute, darg, combiner, typeclass,

@@ -202,7 +202,7 @@ namespace anympi::backend {
 int waitsome_native(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])
 {
     int out = 0;
-    harr_proxy<abi_Request> req(reqs, incount, true, true);
+    harr_proxy<abi_Request, true, true> req(reqs, incount);
     sts_proxy st(statuses, incount);
     int rc = MPI_Waitsome(incount, req, &out, indices, st);
     if (outcount) *outcount = out;
@@ -212,7 +212,7 @@ int waitsome_native(int incount, abi_Request reqs[], int *outcount, int indices[
 int testsome_native(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])
 {
     int out = 0;
-    harr_proxy<abi_Request> req(reqs, incount, true, true);
+    harr_proxy<abi_Request, true, true> req(reqs, incount);
     sts_proxy st(statuses, incount);
     int rc = MPI_Testsome(incount, req, &out, indices, st);
     if (outcount) *outcount = out;
@@ -1291,9 +1291,9 @@ namespace {
 // MPI_Type_get_contents's datatypes: Open MPI 4.1 reads every entry up to max_datatypes (to
 // duplicate the derived ones), not only the ones it writes, so the caller's entries go in as
 // they are; only those the MPI writes come back, the rest of the array stays as it was.
-struct contents_types : harr_proxy<abi_Datatype> {
+struct contents_types : harr_proxy<abi_Datatype, true, false> {
     long written;
-    contents_types(abi_Datatype *a, long max, long written_) : harr_proxy(a, max, true, false), written(written_) {}
+    contents_types(abi_Datatype *a, long max, long written_) : harr_proxy(a, max), written(written_) {}
     ~contents_types() { for (long i = 0; p && i < written; ++i) p[i] = to_abi<abi_Datatype>(s.ptr[i]); }
 };
 }  // namespace

@@ -81,7 +81,26 @@ static void handle_calls(double scale) {
   MPI_Op user_op;
   MPI_Op_create(add_ints, 1, &user_op);
   MEASURE("reduce_local_user_op", n, { MPI_Reduce_local(in4, inout4, 4, MPI_INT, user_op); sink = inout4[0]; });
+  /* a user op through a collective: on one process MPI calls no op, so this is the op's and the
+   * call's conversions; the closure's call is the loop above */
+  MEASURE("allreduce_self_user_op", n, {
+    MPI_Allreduce(in4, inout4, 4, MPI_INT, user_op, MPI_COMM_SELF);
+    sink = inout4[0];
+  });
   MPI_Op_free(&user_op);
+
+  /* a derived-datatype message: every other int of 8 sent to self and received the same way */
+  MPI_Datatype strided;
+  check(MPI_Type_vector(4, 1, 2, MPI_INT, &strided), "MPI_Type_vector");
+  check(MPI_Type_commit(&strided), "MPI_Type_commit");
+  int vsend[8] = {1, 2, 3, 4, 5, 6, 7, 8}, vrecv[8] = {0};
+  MEASURE("isend_recv_vector_self", m, {
+    MPI_Isend(vsend, 1, strided, 0, 4, MPI_COMM_SELF, &r);
+    MPI_Recv(vrecv, 1, strided, 0, 4, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    sink = vrecv[6];
+  });
+  MPI_Type_free(&strided);
 
   /* the message path: a window of 64 sends to self and 64 receives completed by one
    * MPI_Waitall (OSU's message-rate shape, without the network); per window */

@@ -108,10 +108,22 @@ static void test_errors(void)
     char small[64 + MPI_BSEND_OVERHEAD];
     MPI_OK(MPI_Buffer_attach(small, (int)sizeof small));
     expect_class(MPI_Bsend(big, 1000, MPI_INT, next, 21, MPI_COMM_WORLD), MPI_ERR_BUFFER, "MPI_Bsend into a small buffer");
+    /* to MPI_PROC_NULL nothing is sent, so nothing is buffered: with the small buffer full
+     * or no buffer at all, a buffered send there succeeds (both MPIs natively) */
+    MPI_OK(MPI_Bsend(big, 1000, MPI_INT, MPI_PROC_NULL, 22, MPI_COMM_WORLD));
     void *back;
     int back_size;
     MPI_OK(MPI_Buffer_detach(&back, &back_size));
     CHECK(back == small && back_size == (int)sizeof small);
+    MPI_OK(MPI_Bsend(big, 1000, MPI_INT, MPI_PROC_NULL, 23, MPI_COMM_WORLD));
+    MPI_Request r = MPI_REQUEST_NULL;
+    MPI_OK(MPI_Ibsend(big, 1000, MPI_INT, MPI_PROC_NULL, 24, MPI_COMM_WORLD, &r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(r == MPI_REQUEST_NULL);
+    MPI_OK(MPI_Bsend_init(big, 1000, MPI_INT, MPI_PROC_NULL, 25, MPI_COMM_WORLD, &r));
+    MPI_OK(MPI_Start(&r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Request_free(&r));
 }
 
 #ifdef MPI_ABI_VERSION /* MPI-4.1/5.0: neither MPI underneath has these */

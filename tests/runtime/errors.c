@@ -53,6 +53,14 @@ static void test_errors_return(void)
     expect_class(MPI_Send(buf, 1, MPI_INT, size, 0, c), MPI_ERR_RANK, "send to rank size",
                  __LINE__);
     expect_class(MPI_Send(buf, 1, MPI_INT, -5, 0, c), MPI_ERR_RANK, "send to rank -5", __LINE__);
+#if MPI_VERSION >= 4
+    /* a partitioned operation's peer is checked at init (anympi's own over Open MPI faulted) */
+    MPI_Request part = MPI_REQUEST_NULL;
+    expect_class(MPI_Psend_init(buf, 1, 1, MPI_INT, size, 0, c, MPI_INFO_NULL, &part), MPI_ERR_RANK,
+                 "partitioned send to rank size", __LINE__);
+    expect_class(MPI_Precv_init(buf, 1, 1, MPI_INT, size + 3, 0, c, MPI_INFO_NULL, &part), MPI_ERR_RANK,
+                 "partitioned receive from rank size + 3", __LINE__);
+#endif
     expect_class(MPI_Send(buf, 1, MPI_INT, rank, -3, c), MPI_ERR_TAG, "send with tag -3",
                  __LINE__);
     expect_class(MPI_Send(buf, -1, MPI_INT, rank, 0, c), MPI_ERR_COUNT, "send count -1",

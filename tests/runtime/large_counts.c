@@ -485,6 +485,44 @@ static void kept_after_free(void)
     MPI_OK(MPI_Type_free(&outer));
 }
 
+/* The program's attributes stay on its types: building a _c type on a type that carries one
+ * calls neither its copy callback (no duplicate is made) nor, when the new type is freed, its
+ * delete callback; the delete callback runs once, for the program's own type. */
+static int type_copies, type_deletes;
+static MPI_Datatype attributed;
+static int copy_counted(MPI_Datatype t, int kv, void *extra, void *in, void *out, int *flag)
+{
+    (void)t, (void)kv, (void)extra;
+    ++type_copies;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+static int delete_counted(MPI_Datatype t, int kv, void *value, void *extra)
+{
+    (void)kv, (void)value, (void)extra;
+    ++type_deletes;
+    CHECK(t == attributed);
+    return MPI_SUCCESS;
+}
+static void attributes_stay(void)
+{
+    int kv = MPI_KEYVAL_INVALID, value = 42;
+    MPI_OK(MPI_Type_create_keyval(copy_counted, delete_counted, &kv, NULL));
+    MPI_OK(MPI_Type_vector(2, 1, 3, MPI_INT, &attributed));
+    MPI_OK(MPI_Type_set_attr(attributed, kv, &value));
+    MPI_Datatype built[3];
+    MPI_OK(MPI_Type_contiguous_c(4, attributed, &built[0]));
+    MPI_OK(MPI_Type_vector_c(2, 1, 3, attributed, &built[1]));
+    MPI_OK(MPI_Type_create_struct_c(1, (const MPI_Count[]){2}, (const MPI_Count[]){0}, &attributed, &built[2]));
+    for (int i = 0; i < 3; ++i) MPI_OK(MPI_Type_free(&built[i]));
+    CHECK_EQ(type_copies, 0);
+    CHECK_EQ(type_deletes, 0);
+    MPI_OK(MPI_Type_free(&attributed));
+    CHECK_EQ(type_deletes, 1);
+    MPI_OK(MPI_Type_free_keyval(&kv));
+}
+
 static void made_types(void)
 {
     MPI_Datatype t, inner;
@@ -900,6 +938,7 @@ int main(int argc, char **argv)
     small_p2p();
     small_types();
     made_types();
+    attributes_stay();
     small_collectives();
     small_v_requests();
     small_neighbours();

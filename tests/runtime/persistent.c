@@ -40,6 +40,50 @@ static void free_all(int n, MPI_Request *r)
 
 static int val(int round, int who, int i) { return round * 10000 + who * 100 + i; }
 
+/* ---------------------------------------------------------------- matching */
+/* Once initialized, persistent collectives may be started in any order, different on each
+ * process, and never match the program's blocking or nonblocking collectives (MPI-4.1 6.12).
+ * Their init makes no call of the program's attribute copy callbacks (natively it never
+ * duplicates the communicator). */
+static int copies;
+static int count_copies(MPI_Comm c, int kv, void *extra, void *in, void *out, int *flag)
+{
+    (void)c, (void)kv, (void)extra;
+    ++copies;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+static void started_in_any_order(void)
+{
+    int kv = MPI_KEYVAL_INVALID;
+    MPI_OK(MPI_Comm_create_keyval(count_copies, MPI_COMM_NULL_DELETE_FN, &kv, NULL));
+    MPI_OK(MPI_Comm_set_attr(MPI_COMM_WORLD, kv, &copies));
+    for (int round = 0; round < 3; ++round) {
+        int one = 1, hundred = 100, a = -1, b = -1, c = -1;
+        MPI_Request r[2], nb;
+        MPI_OK(MPI_Allreduce_init(&one, &a, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+        MPI_OK(MPI_Allreduce_init(&hundred, &b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+        const int swapped = (rank + round) % 2;
+        MPI_OK(MPI_Start(&r[swapped]));
+        if (round == 2 && swapped)  /* a nonblocking collective between them on half the ranks */
+            MPI_OK(MPI_Iallreduce(&hundred, &c, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &nb));
+        MPI_OK(MPI_Start(&r[!swapped]));
+        if (round == 2 && !swapped)
+            MPI_OK(MPI_Iallreduce(&hundred, &c, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &nb));
+        MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        if (round == 2) {
+            MPI_OK(MPI_Wait(&nb, MPI_STATUS_IGNORE));
+            CHECK_EQ(c, 100);
+        }
+        CHECK_MSG(a == size && b == 100 * size, "round %d: %d and %d, expected %d and %d", round, a, b, size, 100 * size);
+        free_all(2, r);
+    }
+    CHECK_EQ(copies, 0);
+    MPI_OK(MPI_Comm_delete_attr(MPI_COMM_WORLD, kv));
+    MPI_OK(MPI_Comm_free_keyval(&kv));
+}
+
 /* ---------------------------------------------------------------- the 17 collectives */
 static void rooted(void)
 {
@@ -438,6 +482,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     left = (rank + size - 1) % size, right = (rank + 1) % size;
     fresh_each_round = QUIRK_MPICH_PERSISTENT_COLL_RESTART;
+    started_in_any_order();
     rooted();
     everyone();
     neighbours();

@@ -310,6 +310,7 @@ int buffered_send(const void *buf, abi_Count count, abi_Datatype datatype, int d
     if (w.err) return err_out(w.err);
     int need = 0;
     if (int rc = MPI_Pack_size(w.count(0), w.type(0), c, &need)) return err_out(rc);
+    if (rank_in(dest) == MPI_PROC_NULL) return 0;  // no message: no buffer needed or used, as natively
     std::lock_guard<std::mutex> g(buffers_mutex);
     send_buffer *b = nullptr;
     if (comm_buffers_exist.load(std::memory_order_relaxed))

@@ -36,6 +36,16 @@ int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandle
 enum class attr_kind { comm, type, win };
 int keyval_create(attr_kind k, void *copy, void *del, int *keyval, void *extra);
 int keyval_free(attr_kind k, int *keyval);  // native keyval in, MPI_KEYVAL_INVALID out
+// While one lives on this thread, the program's attribute copy callbacks are not called and
+// copy nothing: anympi's own duplicates of the program's objects (a persistent collective's
+// communicator, the inputs a large-count type holds) carry none of its attributes, so neither
+// their making nor their freeing runs the program's callbacks, which natively never see them.
+struct quiet_copies {
+    quiet_copies();
+    ~quiet_copies();
+    quiet_copies(const quiet_copies &) = delete;
+    quiet_copies &operator=(const quiet_copies &) = delete;
+};
 // Around the native set_attr: the new attribute counts (and a replaced one is deleted through
 // the delete callback, which uncounts it).
 struct attr_set_guard {

@@ -26,6 +26,7 @@
 // a recorded type answers the same record: for a type recorded here through the record's
 // members, for one an int constructor or MPI_Type_dup built (c_hout_built, in the generated
 // wrappers) through the records of the types it was built on, noted when it was built.
+#include "callbacks.hpp"
 #include "large_counts.hpp"
 
 #include <algorithm>
@@ -127,6 +128,7 @@ void record(MPI_Datatype t, int combiner, std::vector<int> ints, std::vector<MPI
     m->counts = std::move(counts);
     for (long i = 0; i < ntypes; ++i) {
         MPI_Datatype held = types[i];
+        quiet_copies q;  // the program's attributes stay on its type (callbacks.hpp)
         if (!is_predefined(held) && MPI_Type_dup(types[i], &held) != MPI_SUCCESS) return;
         m->types.push_back(held);
         m->members.push_back(made_by_c_any.load(std::memory_order_acquire) ? record_of(types[i]) : nullptr);
@@ -311,6 +313,7 @@ int strided(const char *fn, MPI_Count count, MPI_Count bl, MPI_Count stride, abi
         block b;
         if (rc == MPI_SUCCESS) rc = b.make(bl, old);
         MPI_Datatype one = MPI_DATATYPE_NULL;  // the block as one element
+        quiet_copies q;
         if (rc == MPI_SUCCESS) rc = b.length == 1 ? MPI_Type_dup(b.type, &one) : MPI_Type_contiguous(b.length, old, &one);
         if (rc == MPI_SUCCESS) rc = repeat(count, bytes ? MPI_Aint(stride) : MPI_Aint(stride) * ext, one, &t);
         if (one != MPI_DATATYPE_NULL) MPI_Type_free(&one);

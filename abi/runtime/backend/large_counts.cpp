@@ -438,7 +438,7 @@ ANYMPI_MANUAL(MPI_Alltoallv_c, fallback, "where the _c form is missing: one MPI_
 // as a request of anympi's (requests.hpp) that keeps its arrays (and, persistent, the
 // program's datatypes) until it completes or is freed.
 #define ANYMPI_WIDE_NB(fn, comm) wide_to{wide_to::nonblocking, request, errh_of(comm), fn}
-#define ANYMPI_WIDE_INIT(fn, comm) wide_to{wide_to::persistent, request, errh_of(comm), fn}
+#define ANYMPI_WIDE_INIT(fn, comm) wide_to{wide_to::persistent, request, o_, fn}  // o_: ANYMPI_COLL_COMM
 
 ANYMPI_MANUAL(MPI_Igatherv_c, fallback, "where the _c form is missing: a request of anympi's over one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
 {
@@ -492,8 +492,9 @@ ANYMPI_MANUAL(MPI_Gatherv_init_c, fallback, "anympi's persistent request: MPI_St
 {
     (void)info;  // hints only
     if (const int e = c_in_place_root_at_init("MPI_Gatherv_init_c", "sendbuf", sendbuf, root, comm)) return e;
+    ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Igatherv_c
-    return persistent_init(request, errh_of(comm), "MPI_Gatherv_init_c", true, MPI_Igatherv_c, c_buf(sendbuf), sendcount,
+    return persistent_init(request, o_, "MPI_Gatherv_init_c", true, MPI_Igatherv_c, c_buf(sendbuf), sendcount,
                            c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs), c_type_kept(recvtype),
                            c_rank_in(root), c_hin(comm));
 #else
@@ -506,8 +507,9 @@ ANYMPI_MANUAL(MPI_Scatterv_init_c, fallback, "anympi's persistent request: MPI_S
 {
     (void)info;
     if (const int e = c_in_place_root_at_init("MPI_Scatterv_init_c", "recvbuf", recvbuf, root, comm)) return e;
+    ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Iscatterv_c
-    return persistent_init(request, errh_of(comm), "MPI_Scatterv_init_c", true, MPI_Iscatterv_c, c_buf(sendbuf),
+    return persistent_init(request, o_, "MPI_Scatterv_init_c", true, MPI_Iscatterv_c, c_buf(sendbuf),
                            c_i64p(sendcounts), c_i64p(displs), c_type_kept(sendtype), c_buf(recvbuf), recvcount,
                            c_type_kept(recvtype), c_rank_in(root), c_hin(comm));
 #else
@@ -519,8 +521,9 @@ ANYMPI_MANUAL(MPI_Scatterv_init_c, fallback, "anympi's persistent request: MPI_S
 ANYMPI_MANUAL(MPI_Allgatherv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Iallgatherv_c, or where that is missing one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
 {
     (void)info;
+    ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Iallgatherv_c
-    return persistent_init(request, errh_of(comm), "MPI_Allgatherv_init_c", true, MPI_Iallgatherv_c, c_buf(sendbuf),
+    return persistent_init(request, o_, "MPI_Allgatherv_init_c", true, MPI_Iallgatherv_c, c_buf(sendbuf),
                            sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts), c_i64p(displs),
                            c_type_kept(recvtype), c_hin(comm));
 #else
@@ -532,8 +535,9 @@ ANYMPI_MANUAL(MPI_Allgatherv_init_c, fallback, "anympi's persistent request: MPI
 ANYMPI_MANUAL(MPI_Alltoallv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ialltoallv_c, or where that is missing one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
 {
     (void)info;
+    ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Ialltoallv_c
-    return persistent_init(request, errh_of(comm), "MPI_Alltoallv_init_c", true, MPI_Ialltoallv_c, c_buf(sendbuf),
+    return persistent_init(request, o_, "MPI_Alltoallv_init_c", true, MPI_Ialltoallv_c, c_buf(sendbuf),
                            c_i64p(sendcounts), c_i64p(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts),
                            c_i64p(rdispls), c_type_kept(recvtype), c_hin(comm));
 #else
@@ -813,8 +817,9 @@ ANYMPI_MANUAL(MPI_Ineighbor_allgatherv_c, fallback, "where the _c form is missin
 ANYMPI_MANUAL(MPI_Neighbor_allgatherv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ineighbor_allgatherv_c, or where that is missing one MPI_Ineighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
 {
     (void)info;
+    ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Ineighbor_allgatherv_c
-    return persistent_init(request, errh_of(comm), "MPI_Neighbor_allgatherv_init_c", true, MPI_Ineighbor_allgatherv_c,
+    return persistent_init(request, o_, "MPI_Neighbor_allgatherv_init_c", true, MPI_Ineighbor_allgatherv_c,
                            c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_i64p(recvcounts),
                            c_i64p(displs), c_type_kept(recvtype), c_hin(comm));
 #else
@@ -847,8 +852,9 @@ ANYMPI_MANUAL(MPI_Ineighbor_alltoallv_c, fallback, "where the _c form is missing
 ANYMPI_MANUAL(MPI_Neighbor_alltoallv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ineighbor_alltoallv_c, or where that is missing one MPI_Ineighbor_alltoallw whose per-neighbour datatypes hold counts past int (large_counts.cpp)")
 {
     (void)info;
+    ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Ineighbor_alltoallv_c
-    return persistent_init(request, errh_of(comm), "MPI_Neighbor_alltoallv_init_c", true, MPI_Ineighbor_alltoallv_c,
+    return persistent_init(request, o_, "MPI_Neighbor_alltoallv_init_c", true, MPI_Ineighbor_alltoallv_c,
                            c_buf(sendbuf), c_i64p(sendcounts), c_i64p(sdispls), c_type_kept(sendtype), c_buf(recvbuf),
                            c_i64p(recvcounts), c_i64p(rdispls), c_type_kept(recvtype), c_hin(comm));
 #else
@@ -913,12 +919,14 @@ ANYMPI_MANUAL(MPI_Reduce_scatter_block_init_c, fallback, "anympi's persistent re
     return err_out(MPI_Reduce_scatter_block_init_c(c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype),
                                                    c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)));
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
-    return persistent_init(request, errh_of(comm), "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block_c,
+    ANYMPI_COLL_COMM
+    return persistent_init(request, o_, "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block_c,
                            c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype),
                            c_hin(comm));
 #else
+    ANYMPI_COLL_COMM
     if (c_fits_int(recvcount))
-        return persistent_init(request, errh_of(comm), "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block,
+        return persistent_init(request, o_, "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block,
                                c_buf(sendbuf), c_buf(recvbuf), int(recvcount), c_type_kept(datatype),
                                c_op_kept(op, datatype), c_hin(comm));
     return reduce_scatter_blocks(sendbuf, recvbuf, recvcount, datatype, op, comm,
@@ -938,8 +946,9 @@ ANYMPI_MANUAL(MPI_Ireduce_scatter_c, fallback, "where the _c form is missing: a 
 ANYMPI_MANUAL(MPI_Reduce_scatter_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ireduce_scatter_c, or where that is missing MPI_Ireduce_scatter while every count fits in int, else one MPI_Ireduce per process and 2^30 elements of its block (large_counts.cpp)")
 {
     (void)info;
+    ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Ireduce_scatter_c
-    return persistent_init(request, errh_of(comm), "MPI_Reduce_scatter_init_c", true, MPI_Ireduce_scatter_c, c_buf(sendbuf),
+    return persistent_init(request, o_, "MPI_Reduce_scatter_init_c", true, MPI_Ireduce_scatter_c, c_buf(sendbuf),
                            c_buf(recvbuf), c_i64p(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm));
 #else
     return reduce_scatter_narrow(sendbuf, recvbuf, recvcounts, datatype, op, comm,

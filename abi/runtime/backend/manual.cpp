@@ -60,7 +60,9 @@ int neighbor_counts(MPI_Comm c, int *in, int *out)
 }
 namespace {
 
-thread_local int lastusedcode_value;
+// One for the process, as natively: the pointer MPI_Comm_get_attr hands out outlives the thread
+// that asked (a thread_local one was read dead).  Written atomically: threads may ask at once.
+int lastusedcode_value;
 
 // The values of the predefined attributes the standard defines in terms of constants, in the
 // ABI's numbering.  Chosen by keyval and object kind, never by value: a user keyval's value
@@ -70,7 +72,7 @@ void *attr_value_out(handle_kind kind, int abi_keyval, void *v)
 {
     if (kind == k_comm) {
         if (abi_keyval == ABI_LASTUSEDCODE) { // what the user added, in the ABI's numbering
-            lastusedcode_value = last_used_code();
+            __atomic_store_n(&lastusedcode_value, last_used_code(), __ATOMIC_RELAXED);
             return &lastusedcode_value;
         }
         if ((abi_keyval == ABI_HOST || abi_keyval == ABI_IO) && v) {
@@ -354,15 +356,17 @@ ANYMPI_MANUAL(MPI_Ialltoallw_c, fallback, "the datatype arrays have one entry pe
 }
 ANYMPI_MANUAL(MPI_Alltoallw_init, fallback, "the datatype arrays have one entry per peer; kept until the request is freed (see manual.cpp); where the MPI lacks it, anympi's persistent request over MPI_Ialltoallw")
 {
-    ANYMPI_ALLTOALLW_PEERS
 #if ANYMPI_HAVE_MPI_Alltoallw_init
+    ANYMPI_ALLTOALLW_PEERS
     int rc = MPI_Alltoallw_init(c_buf(sendbuf), sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
                                 to_native(info), request ? &r : nullptr);
     return t.kept_for(rc, r, request, true);
 #else
+    ANYMPI_COLL_COMM
+    ANYMPI_ALLTOALLW_PEERS
     (void)info;
     (void)r;
-    return persistent_from(request, errh_of(comm), "MPI_Alltoallw_init", true,
+    return persistent_from(request, o_, "MPI_Alltoallw_init", true,
                            [t = std::move(t), kept = keep_types(sendtypes, in_place(sendbuf) ? 0 : n, recvtypes, n),
                             sb = c_buf(sendbuf), sendcounts, sdispls, recvbuf, recvcounts, rdispls,
                             c](MPI_Request *req) {
@@ -379,19 +383,21 @@ ANYMPI_MANUAL(MPI_Alltoallw_init_c, fallback, "the datatype arrays have one entr
                                   c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, to_native(info), request ? &r : nullptr);
     return t.kept_for(rc, r, request, true);
 #elif ANYMPI_HAVE_MPI_Ialltoallw_c
+    ANYMPI_COLL_COMM
     ANYMPI_ALLTOALLW_PEERS
     (void)info;
     (void)r;
-    return persistent_from(request, errh_of(comm), "MPI_Alltoallw_init_c", true,
+    return persistent_from(request, o_, "MPI_Alltoallw_init_c", true,
                            [t = std::move(t), kept = keep_types(sendtypes, in_place(sendbuf) ? 0 : n, recvtypes, n),
                             sb = c_buf(sendbuf), sendcounts, sdispls, recvbuf, recvcounts, rdispls, c](MPI_Request *req) {
                                return MPI_Ialltoallw_c(sb, c_i64p(sendcounts), c_i64p(sdispls), t.send, recvbuf,
                                                        c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, req);
                            });
 #else
+    ANYMPI_COLL_COMM
     (void)info;
     return alltoallw_wide(sendbuf, sendcounts, sdispls, sendtypes, nullptr, recvbuf, recvcounts, rdispls, recvtypes, nullptr,
-                          comm, wide_to{wide_to::persistent, request, errh_of(comm), "MPI_Alltoallw_init_c"});
+                          comm, wide_to{wide_to::persistent, request, o_, "MPI_Alltoallw_init_c"});
 #endif
 }
 ANYMPI_MANUAL(MPI_Ineighbor_alltoallw, forwarded, "the datatype arrays have one entry per neighbour; kept until the request completes (see manual.cpp)")
@@ -415,15 +421,17 @@ ANYMPI_MANUAL(MPI_Ineighbor_alltoallw_c, fallback, "the datatype arrays have one
 }
 ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init, fallback, "the datatype arrays have one entry per neighbour; kept until the request is freed (see manual.cpp); where the MPI lacks it, anympi's persistent request over MPI_Ineighbor_alltoallw")
 {
-    ANYMPI_ALLTOALLW_NEIGHBORS
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallw_init
+    ANYMPI_ALLTOALLW_NEIGHBORS
     rc = MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, t.send, recvbuf, recvcounts, rdispls, t.recv, c,
                                      to_native(info), request ? &r : nullptr);
     return t.kept_for(rc, r, request, true);
 #else
+    ANYMPI_COLL_COMM
+    ANYMPI_ALLTOALLW_NEIGHBORS
     (void)info;
     (void)r;
-    return persistent_from(request, errh_of(comm), "MPI_Neighbor_alltoallw_init", true,
+    return persistent_from(request, o_, "MPI_Neighbor_alltoallw_init", true,
                            [t = std::move(t), kept = keep_types(sendtypes, out, recvtypes, in), sendbuf, sendcounts,
                             sdispls, recvbuf, recvcounts, rdispls, c](MPI_Request *req) {
                                return MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, t.send, recvbuf,
@@ -440,19 +448,21 @@ ANYMPI_MANUAL(MPI_Neighbor_alltoallw_init_c, fallback, "the datatype arrays have
                                        request ? &r : nullptr);
     return t.kept_for(rc, r, request, true);
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoallw_c
+    ANYMPI_COLL_COMM
     ANYMPI_ALLTOALLW_NEIGHBORS
     (void)info;
     (void)r;
-    return persistent_from(request, errh_of(comm), "MPI_Neighbor_alltoallw_init_c", true,
+    return persistent_from(request, o_, "MPI_Neighbor_alltoallw_init_c", true,
                            [t = std::move(t), kept = keep_types(sendtypes, out, recvtypes, in), sendbuf, sendcounts,
                             sdispls, recvbuf, recvcounts, rdispls, c](MPI_Request *req) {
                                return MPI_Ineighbor_alltoallw_c(sendbuf, c_i64p(sendcounts), c_i64p(sdispls), t.send,
                                                                 recvbuf, c_i64p(recvcounts), c_i64p(rdispls), t.recv, c, req);
                            });
 #else
+    ANYMPI_COLL_COMM
     (void)info;
     return neighbour_wide(sendbuf, sendcounts, 0, sdispls, sendtypes, nullptr, recvbuf, recvcounts, rdispls, recvtypes,
-                          nullptr, comm, wide_to{wide_to::persistent, request, errh_of(comm), "MPI_Neighbor_alltoallw_init_c"});
+                          nullptr, comm, wide_to{wide_to::persistent, request, o_, "MPI_Neighbor_alltoallw_init_c"});
 #endif
 }
 #undef ANYMPI_ALLTOALLW_PEERS

@@ -1,5 +1,6 @@
 // MPICH 4.0: what the shared backend cannot read from mpi.h.
 #include "backend.hpp"
+#include "callbacks.hpp"
 
 #include <vector>
 
@@ -46,7 +47,10 @@ void past_direct_handles(void (*make)())
     int world = 0;
     MPI_Initialized(&world);
     direct_slots_taken<MPI_Datatype, free_type> types([](MPI_Datatype *t) { return MPI_Type_contiguous(1, MPI_INT, t); });
-    int (*dup_self)(MPI_Comm *) = [](MPI_Comm *c) { return MPI_Comm_dup(MPI_COMM_SELF, c); };
+    int (*dup_self)(MPI_Comm *) = [](MPI_Comm *c) {
+        quiet_copies q;  // the program's attributes on MPI_COMM_SELF stay there (a session may come late)
+        return MPI_Comm_dup(MPI_COMM_SELF, c);
+    };
     direct_slots_taken<MPI_Comm, free_comm> comms(world ? dup_self : nullptr);
     direct_slots_taken<int, free_keyval> keyvals([](int *k) {
         return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, k, nullptr);

@@ -374,6 +374,22 @@ int bad_request(const char *fn)
     std::snprintf(msg, sizeof msg, "%s: request is not a partitioned communication request", fn);
     return raise_error(errh_self(), ABI_ERR_REQUEST, msg);
 }
+// The peer a rank of the communicator (of its remote group on an intercommunicator), or
+// MPI_PROC_NULL: else MPI_ERR_RANK through the communicator's handler, as natively, before
+// anything looks the rank up.
+int check_peer(const char *fn, const char *arg, abi_Comm comm, int peer)
+{
+    if (peer == MPI_PROC_NULL) return 0;
+    const MPI_Comm c = to_native(comm);
+    int inter = 0, n = 0;
+    if (MPI_Comm_test_inter(c, &inter) != MPI_SUCCESS) return 0;  // the communicator's own error comes next
+    if ((inter ? MPI_Comm_remote_size(c, &n) : MPI_Comm_size(c, &n)) != MPI_SUCCESS) return 0;
+    if (peer >= 0 && peer < n) return 0;
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s: %s %d is not a rank of the communicator's %sgroup (%d processes)", fn, arg, peer,
+                  inter ? "remote " : "", n);
+    return raise_error(errh_of(comm), ABI_ERR_RANK, msg);
+}
 int check_init_args(const char *fn, abi_Comm comm, int partitions, long long count, abi_Request *request)
 {
     char msg[200];
@@ -415,6 +431,7 @@ ANYMPI_MANUAL(MPI_Psend_init, fallback, "anympi's own request over persistent se
 #else
     (void)info;
     if (int e = check_init_args("MPI_Psend_init", comm, partitions, count, request)) return e;
+    if (int e = check_peer("MPI_Psend_init", "dest", comm, c_rank_in(dest))) return e;
     const MPI_Comm c = to_native(comm);
     auto op = std::make_unique<psend>(partitions);
     const int peer = c_rank_in(dest);
@@ -454,6 +471,7 @@ ANYMPI_MANUAL(MPI_Precv_init, fallback, "anympi's own request over persistent re
 #else
     (void)info;
     if (int e = check_init_args("MPI_Precv_init", comm, partitions, count, request)) return e;
+    if (int e = check_peer("MPI_Precv_init", "source", comm, c_rank_in(dest))) return e;
     const MPI_Comm c = to_native(comm);
     const int peer = c_rank_in(dest);
     auto op = std::make_unique<precv>(buf, partitions, count, datatype, peer, c_tag_in(tag), c);

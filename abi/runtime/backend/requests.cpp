@@ -2,6 +2,7 @@
 // MPI_Isendrecv[_replace] where the MPI lacks them, and the completion calls over arrays that
 // mix them with native requests.  The generator reads the ANYMPI_MANUAL markers here too.
 #include "requests.hpp"
+#include "callbacks.hpp"
 #include "emulated_types.hpp"
 
 #include <cstdio>
@@ -20,6 +21,40 @@ std::atomic<long> emulated_alive{0};
 std::atomic<long> pinned_alive{0};
 std::atomic<long> native_persistent_alive{0};
 std::atomic<long> tracked_alive{0};
+
+// ---------------------------------------------------------------- a persistent collective's communicator
+namespace {
+thread_local MPI_Comm *coll_comm_made = nullptr;  // this thread's coll_comm, until a request takes its duplicate
+}
+coll_comm::coll_comm(abi_Comm &comm)
+{
+    quiet_copies q;
+    rc = MPI_Comm_dup(to_native(comm), &c);
+    if (rc != MPI_SUCCESS) return;
+    comm = to_abi<abi_Comm>(c);
+    coll_comm_made = &c;
+}
+coll_comm::~coll_comm()
+{
+    if (coll_comm_made == &c) coll_comm_made = nullptr;
+    free_coll_comm(c);
+}
+MPI_Comm take_coll_comm()
+{
+    if (!coll_comm_made) return MPI_COMM_NULL;
+    const MPI_Comm c = *coll_comm_made;
+    *coll_comm_made = MPI_COMM_NULL;
+    coll_comm_made = nullptr;
+    return c;
+}
+void free_coll_comm(MPI_Comm &c)
+{
+    if (c == MPI_COMM_NULL) return;
+    int done = 0;
+    MPI_Finalized(&done);  // a request the program never freed goes with the process
+    if (!done) MPI_Comm_free(&c);
+    c = MPI_COMM_NULL;
+}
 
 // ---------------------------------------------------------------- native persistent requests
 namespace {

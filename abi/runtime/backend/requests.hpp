@@ -141,15 +141,36 @@ extern std::atomic<long> pinned_alive;
 // int-sized chunks, start(std::vector<MPI_Request> &) appending each.  Persistent: MPI_Start
 // starts it each time; else (nonblocking_from) it is started once, and what start holds lives
 // until it completes.
+// A persistent collective's own communicator.  Once initialized, persistent collectives may
+// be started in any order, which may differ between processes, and never match the program's
+// blocking or nonblocking collectives (MPI-4.1 6.12).  Started as nonblocking collectives on
+// the program's communicator they would match in start order, and with the program's own: so
+// the init, which is collective and ordered, duplicates the communicator (without the
+// program's attributes: quiet_copies), its starts run on the duplicate, and the request frees
+// it.  Made where the init begins (ANYMPI_PERSISTENT, the hand-written inits); `comm` then
+// names the duplicate, and persistent_from hands it to the request it makes.
+struct coll_comm {
+    MPI_Comm c = MPI_COMM_NULL;
+    int rc = MPI_SUCCESS;
+    explicit coll_comm(abi_Comm &comm);
+    ~coll_comm();  // frees the duplicate unless a request took it
+    coll_comm(const coll_comm &) = delete;
+    coll_comm &operator=(const coll_comm &) = delete;
+};
+MPI_Comm take_coll_comm();  // this thread's coll_comm's duplicate (MPI_COMM_NULL if none)
+void free_coll_comm(MPI_Comm &c);
+
 template <class Start> struct persistent_collective final : emulated_request {
     Start start_nb;
     std::vector<MPI_Request> natives;  // its capacity stays from one start to the next
+    MPI_Comm own_comm = MPI_COMM_NULL;  // a persistent one's (coll_comm)
     explicit persistent_collective(Start s, bool persistent_ = true)
         : emulated_request(persistent_), start_nb(std::move(s)) {}
     ~persistent_collective() override
     {
         for (MPI_Request &q : natives)  // freed while active (erroneous)
             if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
+        free_coll_comm(own_comm);
     }
     int start_natives()
     {
@@ -223,7 +244,9 @@ template <class Start> int persistent_from(abi_Request *request, errh_obj o, con
         std::snprintf(msg, sizeof msg, "%s: a count exceeds what the MPI underneath takes (int)", fn);
         return raise_error(o, ABI_ERR_COUNT, msg);
     }
-    *request = adopt(std::make_unique<persistent_collective<Start>>(std::move(start)));
+    auto r = std::make_unique<persistent_collective<Start>>(std::move(start));
+    r->own_comm = take_coll_comm();
+    *request = adopt(std::move(r));
     return 0;
 }
 // A nonblocking collective of anympi's: start(r) starts the native one now.
@@ -251,16 +274,28 @@ int persistent_init(abi_Request *request, errh_obj o, const char *fn, bool fits,
 }  // namespace anympi::backend
 
 #define ANYMPI_UNPAREN(...) __VA_ARGS__
+// The start of a hand-written init of anympi's persistent collective: errors at init go through
+// the program's communicator (o_); from here on `comm` names the request's own (coll_comm).
+#define ANYMPI_COLL_COMM                                                                           \
+    const ::anympi::backend::errh_obj o_ = ::anympi::backend::errh_of(comm);                      \
+    ::anympi::backend::coll_comm own_(comm);                                                       \
+    if (own_.rc) return ::anympi::backend::err_out(own_.rc);
 #define ANYMPI_PERSISTENT_IF(name, check, nb, obj, fits, args)                                     \
     ANYMPI_SIG_##name                                                                              \
     {                                                                                              \
         (void)info; /* hints only */                                                               \
         if (const int e_ = (check)) return e_;                                                     \
-        return ::anympi::backend::persistent_init(request, obj, #name, fits, nb, ANYMPI_UNPAREN args); \
+        const auto o_ = (obj); /* errors at init: the program's communicator's */                  \
+        ::anympi::backend::coll_comm own_(comm);                                                   \
+        if (own_.rc) return ::anympi::backend::err_out(own_.rc);                                   \
+        return ::anympi::backend::persistent_init(request, o_, #name, fits, nb, ANYMPI_UNPAREN args); \
     }
 #define ANYMPI_PERSISTENT(name, nb, obj, fits, args)                                               \
     ANYMPI_SIG_##name                                                                              \
     {                                                                                              \
         (void)info; /* hints only */                                                               \
-        return ::anympi::backend::persistent_init(request, obj, #name, fits, nb, ANYMPI_UNPAREN args); \
+        const auto o_ = (obj); /* errors at init: the program's communicator's */                  \
+        ::anympi::backend::coll_comm own_(comm);                                                   \
+        if (own_.rc) return ::anympi::backend::err_out(own_.rc);                                   \
+        return ::anympi::backend::persistent_init(request, o_, #name, fits, nb, ANYMPI_UNPAREN args); \
     }

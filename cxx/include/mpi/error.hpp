@@ -11,6 +11,7 @@
 #include <mpi/config.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -49,6 +50,8 @@ public:
     int len = 0;
     if (!ask || MPI_Error_string(code, text, &len) != MPI_SUCCESS || len < 0)
       len = std::snprintf(text, sizeof text, "MPI error code %d", code);
+    else if (len >= MPI_MAX_ERROR_STRING)  // an MPI that counts past what it may write
+      len = static_cast<int>(std::strlen(text));
     // A text that already names the procedure (anympi's runtime writes "MPI_X: ...") is not
     // prefixed again.
     std::size_t const n = function_.size();

@@ -229,6 +229,36 @@ static void send_waited_first(int per)
     free(out), free(in);
 }
 
+/* A partitioned receive in one MPI_Waitall behind another request that completes only once
+ * the peer's partitioned send has (256 KiB: the send needs the receive posted): rank 0 waits
+ * on {an MPI_Isendrecv with rank 1, the receive}; rank 1 waits on its send, then does the
+ * matching MPI_Sendrecv.  Waiting on the requests one by one never posted the receive. */
+static void behind_another(void)
+{
+    enum { N = 65536 };
+    if (size < 2 || rank > 1) return;
+    int *buf = calloc(N, sizeof(int)), mine = rank, theirs = -1;
+    MPI_Request r[2];
+    if (rank == 0) {
+        MPI_OK(MPI_Precv_init(buf, 1, N, MPI_INT, 1, 17, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+        MPI_OK(MPI_Start(&r[1]));
+        MPI_OK(MPI_Isendrecv(&mine, 1, MPI_INT, 1, 18, &theirs, 1, MPI_INT, 1, 18, MPI_COMM_WORLD, &r[0]));
+        MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        CHECK_EQ(buf[N - 1], N - 1);
+        MPI_OK(MPI_Request_free(&r[1]));
+    } else {
+        for (int i = 0; i < N; ++i) buf[i] = i;
+        MPI_OK(MPI_Psend_init(buf, 1, N, MPI_INT, 0, 17, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+        MPI_OK(MPI_Start(&r[0]));
+        MPI_OK(MPI_Pready(0, r[0]));
+        MPI_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Sendrecv(&mine, 1, MPI_INT, 0, 18, &theirs, 1, MPI_INT, 0, 18, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Request_free(&r[0]));
+    }
+    CHECK_EQ(theirs, 1 - rank);
+    free(buf);
+}
+
 /* ---------------------------------------------------------------- threads mark partitions */
 enum { THREADS = 4, PER_THREAD = 4 };
 static MPI_Request thread_send;
@@ -323,6 +353,7 @@ int main(int argc, char **argv)
     early();
     send_waited_first(1);
     send_waited_first(65536);
+    behind_another();
     CHECK_EQ(provided, MPI_THREAD_MULTIPLE);
     if (provided == MPI_THREAD_MULTIPLE) threads();
     edges();

@@ -401,6 +401,8 @@ int check_init_args(const char *fn, abi_Comm comm, int partitions, long long cou
 }
 }  // namespace
 
+bool partitioned_receives_pending() { return awaiting.load(std::memory_order_relaxed) != 0; }
+
 void partitioned_world_init()
 {
     if (part_comm != MPI_COMM_NULL) return;
@@ -415,6 +417,7 @@ void partitioned_world_end()
     if (part_comm != MPI_COMM_NULL) MPI_Comm_free(&part_comm);
 }
 #else
+bool partitioned_receives_pending() { return false; }
 void partitioned_world_init() {}
 void partitioned_world_end() {}
 #endif

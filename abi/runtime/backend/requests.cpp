@@ -299,25 +299,61 @@ int emulated_cancel(abi_Request *request)
 }
 
 // ---------------------------------------------------------------- arrays
+namespace {
+// After a completion of every request, some failed: MPI_ERR_IN_STATUS with each status's
+// MPI_ERROR set -- anympi's requests' from `own` (index, ABI code), the native ones' by the MPI
+// (nrc is MPI_ERR_IN_STATUS) or success (nrc 0).  A native error of another class, or no
+// statuses to write, passes as it is.
+int in_status(int nrc, const std::vector<std::pair<int, int>> &own, const native_part &nat, abi_Status statuses[])
+{
+    int first = 0;
+    for (const auto &[i, e] : own)
+        if (e && !first) first = e;
+    if ((nrc && nrc != ABI_ERR_IN_STATUS) || (!nrc && !first)) return nrc;
+    if (!statuses) return nrc ? nrc : first;
+    for (const auto &[i, e] : own) statuses[i].MPI_ERROR = e;
+    if (!nrc)
+        for (int i : nat.at) statuses[i].MPI_ERROR = 0;
+    return ABI_ERR_IN_STATUS;
+}
+}  // namespace
+
 int mixed_waitall(int count, abi_Request reqs[], abi_Status statuses[])
 {
     reap();
+    // A partitioned receive may need this call to post its receives (partitioned.cpp): while
+    // one waits for its setup, anympi's requests are looked at in turn until all are complete,
+    // not waited on one by one (a wait that blocks in the MPI would never let it post them).
+    while (partitioned_receives_pending()) {
+        bool all = true;
+        for (int i = 0; i < count; ++i) {
+            if (!is_emulated(reqs[i])) continue;
+            emulated_request *r = lookup(reqs[i]);
+            if (!r) return not_a_request("MPI_Waitall");
+            int done = 1;
+            if (r->active && r->test(false, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) all = false;
+        }
+        if (all) break;
+    }
     // The native part first: a completed request of anympi's becomes MPI_REQUEST_NULL below,
     // and its status must not be overwritten as a null native request's.
     native_part nat(count, reqs, statuses);
-    int rc = MPI_SUCCESS;
+    std::vector<std::pair<int, int>> own;
     for (int i = 0; i < count; ++i) {
         if (!is_emulated(reqs[i])) continue;
         emulated_request *r = lookup(reqs[i]);
         if (!r) return not_a_request("MPI_Waitall");
-        st_proxy<st_use::out> st(statuses ? statuses + i : nullptr);
-        int e = r->active ? r->wait(st) : (empty_status(st), MPI_SUCCESS);
-        if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = e;
+        int e = MPI_SUCCESS;
+        {
+            st_proxy<st_use::out> st(statuses ? statuses + i : nullptr);
+            e = r->active ? r->wait(st) : (empty_status(st), MPI_SUCCESS);
+        }
+        own.emplace_back(i, err_out(e));
         finish(&reqs[i], r);
     }
     int nrc = nat.n() ? fwd_MPI_Waitall(nat.n(), nat.reqs.data(), nat.sts(statuses)) : 0;
     nat.back(reqs, statuses);
-    return nrc ? nrc : err_out(rc);
+    return in_status(nrc, own, nat, statuses);
 }
 
 int mixed_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[])
@@ -339,17 +375,22 @@ int mixed_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[
     int nrc = nat.n() ? fwd_MPI_Testall(nat.n(), nat.reqs.data(), &all, nat.sts(statuses)) : 0;
     nat.back(reqs, statuses);
     if (flag) *flag = all;
-    if (nrc || !all) return nrc;
+    if ((nrc && nrc != ABI_ERR_IN_STATUS) || !all) return nrc;
+    std::vector<std::pair<int, int>> own;
     for (int i = 0; i < count; ++i) {
         if (!is_emulated(reqs[i])) continue;
         emulated_request *r = lookup(reqs[i]);
-        st_proxy<st_use::out> st(statuses ? statuses + i : nullptr);
-        int done = 1;
-        if (r->active) r->test(true, &done, st);
-        else empty_status(st);
+        int e = MPI_SUCCESS;
+        {
+            st_proxy<st_use::out> st(statuses ? statuses + i : nullptr);
+            int done = 1;
+            if (r->active) e = r->test(true, &done, st);
+            else empty_status(st);
+        }
+        own.emplace_back(i, err_out(e));
         finish(&reqs[i], r);
     }
-    return 0;
+    return in_status(nrc, own, nat, statuses);
 }
 
 int mixed_testany(int count, abi_Request reqs[], int *index, int *flag, abi_Status *status)
@@ -416,6 +457,8 @@ int mixed_testsome(int incount, abi_Request reqs[], int *outcount, int indices[]
         if (statuses) statuses[out] = nat.statuses[size_t(k)];
         ++out;
     }
+    const int native_out = out;
+    std::vector<std::pair<int, int>> own;  // (position in the output, ABI code)
     for (int i = 0; i < incount; ++i) {
         if (!is_emulated(reqs[i])) continue;
         emulated_request *r = lookup(reqs[i]);
@@ -426,12 +469,20 @@ int mixed_testsome(int incount, abi_Request reqs[], int *outcount, int indices[]
         int e = test_one(&reqs[i], r, &done, statuses ? statuses + out : nullptr);
         if (done || e != MPI_SUCCESS) {
             if (indices) indices[out] = i;
+            own.emplace_back(out, err_out(e));
             ++out;
-            if (e != MPI_SUCCESS && rc == MPI_SUCCESS) rc = err_out(e);
         }
     }
     if (outcount) *outcount = any_active ? out : ABI_UNDEFINED;
-    return rc;
+    // As MPI_Waitall: with a failure among them, MPI_ERR_IN_STATUS and every status's MPI_ERROR.
+    bool own_failed = false;
+    for (const auto &[at, e] : own) own_failed = own_failed || e;
+    if ((rc && rc != ABI_ERR_IN_STATUS) || (!rc && !own_failed)) return rc;
+    if (!statuses) return rc ? rc : ABI_ERR_IN_STATUS;
+    for (const auto &[at, e] : own) statuses[at].MPI_ERROR = e;
+    if (!rc)
+        for (int k = 0; k < native_out; ++k) statuses[k].MPI_ERROR = 0;
+    return ABI_ERR_IN_STATUS;
 }
 
 int mixed_waitsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])

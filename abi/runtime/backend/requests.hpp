@@ -157,7 +157,10 @@ struct coll_comm {
     coll_comm(const coll_comm &) = delete;
     coll_comm &operator=(const coll_comm &) = delete;
 };
-MPI_Comm take_coll_comm();  // this thread's coll_comm's duplicate (MPI_COMM_NULL if none)
+MPI_Comm take_coll_comm();
+// Whether a partitioned receive of anympi's waits for its setup (partitioned.cpp): completion
+// calls then look at anympi's requests in turn instead of waiting on one.
+bool partitioned_receives_pending();  // this thread's coll_comm's duplicate (MPI_COMM_NULL if none)
 void free_coll_comm(MPI_Comm &c);
 
 template <class Start> struct persistent_collective final : emulated_request {

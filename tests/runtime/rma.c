@@ -6,6 +6,9 @@
  * _CREATE_FLAVOR, _MODEL), Win_get_group, names, free. */
 #include "check.h"
 
+#include <stdint.h>
+#include <string.h>
+
 static int rank, size, left, right;
 
 static void expect_attrs(MPI_Win win, void *base, MPI_Aint bytes, int disp, int flavor, int line)
@@ -294,6 +297,29 @@ static void test_pscw(void)
     free(mem);
 }
 
+/* A program's own type made by resizing a type to its own extent -- the shape of anympi's
+ * stand-ins for the predefined types the MPI lacks (MPI_REAL2 is MPI_UINT16_T so resized) --
+ * accumulates like any type built from one predefined type (over Open MPI it was refused as
+ * MPI_REAL2). */
+static void test_own_resized(void)
+{
+    MPI_Datatype t;
+    MPI_OK(MPI_Type_create_resized(MPI_UINT16_T, 0, 2, &t));
+    MPI_OK(MPI_Type_commit(&t));
+    static uint16_t buf[32];
+    const uint16_t src[4] = {1, 2, 3, 4};
+    memset(buf, 0, sizeof buf);
+    MPI_Win win;
+    MPI_OK(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Accumulate(src, 4, t, 0, 0, 4, t, MPI_SUM, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    if (rank == 0)
+        for (int i = 0; i < 4; ++i) CHECK_EQ(buf[i], (i + 1) * size);
+    MPI_OK(MPI_Win_free(&win));
+    MPI_OK(MPI_Type_free(&t));
+}
+
 int main(int argc, char **argv)
 {
     check_init(&argc, &argv, "rma");
@@ -307,5 +333,6 @@ int main(int argc, char **argv)
     test_shared();
     test_dynamic();
     test_pscw();
+    test_own_resized();
     return check_finish();
 }

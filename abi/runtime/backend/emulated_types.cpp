@@ -455,7 +455,8 @@ int duplicate_of(MPI_Datatype t, int contiguous_layers = 0, int depth = 0)
 {
     for (int i = 0; i < ndescs; ++i)
         if (states[i].native != MPI_DATATYPE_NULL && t == states[i].native) return i;
-    const int copy = copy_of(t);
+    // MPICH hands back references: only Open MPI's copies need recognising by shape.
+    const int copy = contents_copies ? copy_of(t) : -1;
     if (copy >= 0 || depth > 8) return copy;
     int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED, count = 0;
     if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS || nd != 1) return -1;
@@ -477,7 +478,9 @@ int emulated_inside(MPI_Datatype t, int depth)
         if (states[i].native != MPI_DATATYPE_NULL && t == states[i].native) return i;
     int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
     if (depth > 64 || MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb == MPI_COMBINER_NAMED) return -1;
-    if (contents_copies) {
+    // The program's own type (depth 0) is never one of Open MPI's copies: a program may well
+    // resize a type to its own extent itself.
+    if (contents_copies && depth > 0) {
         const int i = copy_of(t);
         if (i >= 0) return i;
     }

@@ -676,6 +676,8 @@ ALWAYS_AVAILABLE = {"MPI_Info_create", "MPI_Info_create_env", "MPI_Info_set", "M
 def pre_check(f):
     """The check made before the native call, for what the MPI underneath gets wrong or does
     not check before it faults; None for most functions."""
+    if f.name in ("MPI_Error_string", "MPI_Error_class"):
+        return f'c_error_code("{f.name}", errorcode)'
     if f.name in ALWAYS_AVAILABLE:
         return f'c_always_available("{f.name}")'
     if f.name in IN_PLACE_ROOT:

@@ -101,6 +101,31 @@ static void run_threads(void *(*fn)(void *))
     }
 }
 
+/* MPI_LASTUSEDCODE's value is the process's: the pointer a thread was given still reads it after
+ * that thread has ended (a thread_local value was read from dead storage). */
+static int *lastused_seen;
+static void *stress_nothing(void *arg) { return arg; }
+static void *ask_lastused(void *arg)
+{
+    (void)arg;
+    int flag = 0;
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &lastused_seen, &flag));
+    CHECK(flag);
+    return NULL;
+}
+static void lastused_outlives_thread(void)
+{
+    int cls = -1;
+    MPI_OK(MPI_Add_error_class(&cls));
+    pthread_t th;
+    pthread_create(&th, NULL, ask_lastused, NULL);
+    pthread_join(th, NULL);
+    pthread_create(&th, NULL, stress_nothing, NULL);  /* a new thread's storage where the dead one's was */
+    pthread_join(th, NULL);
+    CHECK_MSG(lastused_seen && *lastused_seen == cls, "MPI_LASTUSEDCODE read %d after its thread ended, %d expected",
+              lastused_seen ? *lastused_seen : -1, cls);
+}
+
 int main(int argc, char **argv)
 {
     check_program_ = "threads";
@@ -126,5 +151,6 @@ int main(int argc, char **argv)
     }
     run_threads(stress);
     for (int t = 0; t < nthreads; ++t) MPI_OK(MPI_Comm_free(&comms[t]));
+    lastused_outlives_thread();
     return check_finish();
 }

@@ -664,6 +664,15 @@ inline void *c_buf(const void *p)
 // first -- else the error (sessions.cpp).
 int always_available(const char *fn);
 inline int c_always_available(const char *fn) { return always_available(fn); }
+// MPI_Error_string / MPI_Error_class: a negative number is no error code.  MPICH 4.0.2 reads one
+// with its dynamic-code bit set as an index into its table of added codes, which anympi's own
+// error classes make exist, and faults: MPI_ERR_ARG instead (Open MPI's answer natively).
+int bad_error_code(const char *fn, int code);
+inline int c_error_code(const char *fn, int code)
+{
+    if (int e = always_available(fn)) return e;
+    return code >= 0 ? 0 : bad_error_code(fn, code);
+}
 // The send buffer of a rooted reduction or gather, the receive buffer of a scatter, may be
 // MPI_IN_PLACE at the root only.  Where the native MPI does not check that (native.hpp), 0 or
 // the error raised through comm's handler, before the native call (ANYMPI_FWD_IF); a compare

@@ -198,6 +198,15 @@ ANYMPI_MANUAL(MPI_Abi_get_info, emulated, "sizes of MPI_Aint, MPI_Count, MPI_Off
     return 0;
 }
 
+namespace anympi::backend {
+int bad_error_code(const char *fn, int code)
+{
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "%s: errorcode %d is no error code (they are never negative)", fn, code);
+    return raise_error(errh_self(), ABI_ERR_ARG, msg);
+}
+}  // namespace anympi::backend
+
 // ---------------------------------------------------------------- completion with outcount
 namespace anympi::backend {
 // The native paths (requests.cpp calls them on the native part of a mixed array).

@@ -422,8 +422,8 @@ ANYMPI_FWD(MPI_Dist_graph_create_adjacent, (c_hin(comm_old), indegree, c_ranks_i
 ANYMPI_FWD(MPI_Dist_graph_neighbors, (c_hin(comm), maxindegree, c_ranks_out(sources, maxindegree), c_weights(sourceweights), maxoutdegree, c_ranks_out(destinations, maxoutdegree), c_weights(destweights)))
 ANYMPI_FWD(MPI_Dist_graph_neighbors_count, (c_hin(comm), indegree, outdegree, weighted))
 ANYMPI_FWD_IF(MPI_Errhandler_free, c_always_available("MPI_Errhandler_free"), (c_hio(errhandler)))
-ANYMPI_FWD_IF(MPI_Error_class, c_always_available("MPI_Error_class"), (c_errc_in(errorcode), c_errc_out(errorclass)))
-ANYMPI_FWD_IF(MPI_Error_string, c_always_available("MPI_Error_string"), (c_errc_in(errorcode), string, resultlen))
+ANYMPI_FWD_IF(MPI_Error_class, c_error_code("MPI_Error_class", errorcode), (c_errc_in(errorcode), c_errc_out(errorclass)))
+ANYMPI_FWD_IF(MPI_Error_string, c_error_code("MPI_Error_string", errorcode), (c_errc_in(errorcode), string, resultlen))
 ANYMPI_FWD(MPI_Exscan, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Exscan_c
 ANYMPI_FWD(MPI_Exscan_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -198,7 +199,104 @@ ANYMPI_MANUAL(MPI_Abi_get_info, emulated, "sizes of MPI_Aint, MPI_Count, MPI_Off
     return 0;
 }
 
+// ---------------------------------------------------------------- object names
+// The ABI's MPI_MAX_OBJECT_NAME is 128, Open MPI 4.1's 64: a longer name is kept whole in an
+// attribute of anympi's on the object (so it goes when the object goes, and a duplicate does
+// not inherit it, as it does not inherit a name), and the MPI keeps what it can.  Where the MPI
+// keeps as much as the ABI allows (MPICH), the calls are forwarded as they are.
 namespace anympi::backend {
+namespace {
+constexpr bool names_fit = MPI_MAX_OBJECT_NAME >= ABI_MAX_OBJECT_NAME;
+std::mutex names_mutex;
+int name_keyvals[3] = {MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID};  // comm, datatype, win
+
+template <class H> int forget_name(H, int, void *value, void *)
+{
+    delete static_cast<std::string *>(value);
+    return MPI_SUCCESS;
+}
+int kind_index(handle_kind k) { return k == k_comm ? 0 : k == k_datatype ? 1 : 2; }
+// The kind's keyval, made at the first long name (0 or a native error).
+int name_keyval(handle_kind k, int *kv)
+{
+    std::lock_guard<std::mutex> g(names_mutex);
+    int &slot = name_keyvals[kind_index(k)];
+    int rc = MPI_SUCCESS;
+    if (slot == MPI_KEYVAL_INVALID) {
+        if (k == k_comm) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_name<MPI_Comm>, &slot, nullptr);
+        else if (k == k_datatype) rc = MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, forget_name<MPI_Datatype>, &slot, nullptr);
+        else rc = MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, forget_name<MPI_Win>, &slot, nullptr);
+    }
+    *kv = slot;
+    return rc;
+}
+int kept_name(handle_kind k, uintptr_t h, std::string **out)
+{
+    *out = nullptr;
+    int kv = MPI_KEYVAL_INVALID, flag = 0;
+    {
+        std::lock_guard<std::mutex> g(names_mutex);
+        kv = name_keyvals[kind_index(k)];
+    }
+    if (kv == MPI_KEYVAL_INVALID) return MPI_SUCCESS;
+    if (k == k_comm) return MPI_Comm_get_attr(from_bits<MPI_Comm>(h), kv, out, &flag);
+    if (k == k_datatype) return MPI_Type_get_attr(from_bits<MPI_Datatype>(h), kv, out, &flag);
+    return MPI_Win_get_attr(from_bits<MPI_Win>(h), kv, out, &flag);
+}
+int native_set_name(handle_kind k, uintptr_t h, char *name)
+{
+    if (k == k_comm) return MPI_Comm_set_name(from_bits<MPI_Comm>(h), name);
+    if (k == k_datatype) return MPI_Type_set_name(from_bits<MPI_Datatype>(h), name);
+    return MPI_Win_set_name(from_bits<MPI_Win>(h), name);
+}
+int native_get_name(handle_kind k, uintptr_t h, char *name, int *len)
+{
+    if (k == k_comm) return MPI_Comm_get_name(from_bits<MPI_Comm>(h), name, len);
+    if (k == k_datatype) return MPI_Type_get_name(from_bits<MPI_Datatype>(h), name, len);
+    return MPI_Win_get_name(from_bits<MPI_Win>(h), name, len);
+}
+}  // namespace
+
+int object_set_name(handle_kind k, uintptr_t h, const char *name)
+{
+    if (names_fit || !name) return native_set_name(k, h, const_cast<char *>(name));
+    const size_t n = strnlen(name, ABI_MAX_OBJECT_NAME - 1);
+    char kept[MPI_MAX_OBJECT_NAME];
+    std::snprintf(kept, sizeof kept, "%.*s", int(n), name);
+    int rc = native_set_name(k, h, kept);
+    std::string *old = nullptr;
+    if (rc == MPI_SUCCESS) rc = kept_name(k, h, &old);
+    if (rc != MPI_SUCCESS) return rc;
+    if (n < size_t(MPI_MAX_OBJECT_NAME)) {  // fits: the MPI's own is the whole name
+        if (old) old->clear();
+        return MPI_SUCCESS;
+    }
+    if (old) {
+        old->assign(name, n);
+        return MPI_SUCCESS;
+    }
+    int kv = MPI_KEYVAL_INVALID;
+    if ((rc = name_keyval(k, &kv)) != MPI_SUCCESS) return rc;
+    auto *whole = new std::string(name, n);
+    if (k == k_comm) rc = MPI_Comm_set_attr(from_bits<MPI_Comm>(h), kv, whole);
+    else if (k == k_datatype) rc = MPI_Type_set_attr(from_bits<MPI_Datatype>(h), kv, whole);
+    else rc = MPI_Win_set_attr(from_bits<MPI_Win>(h), kv, whole);
+    if (rc != MPI_SUCCESS) delete whole;
+    return rc;
+}
+
+int object_get_name(handle_kind k, uintptr_t h, char *name, int *resultlen)
+{
+    if (names_fit || !name || !resultlen) return native_get_name(k, h, name, resultlen);
+    std::string *whole = nullptr;
+    if (kept_name(k, h, &whole) == MPI_SUCCESS && whole && !whole->empty()) {
+        std::memcpy(name, whole->c_str(), whole->size() + 1);
+        *resultlen = int(whole->size());
+        return MPI_SUCCESS;
+    }
+    return native_get_name(k, h, name, resultlen);
+}
+
 int bad_error_code(const char *fn, int code)
 {
     char msg[160];
@@ -1533,4 +1631,21 @@ ANYMPI_MANUAL(MPI_T_finalize, extended, "after MPI_Finalize, a reference taken b
             }
     }
     return fwd_MPI_T_finalize();
+}
+
+ANYMPI_MANUAL(MPI_Comm_set_name, forwarded, "a name longer than the MPI keeps (Open MPI: 63 characters) is kept whole by anympi (manual.cpp)")
+{
+    return err_out(object_set_name(k_comm, bits(to_native(comm)), comm_name));
+}
+ANYMPI_MANUAL(MPI_Comm_get_name, forwarded, "a name longer than the MPI keeps comes back whole (manual.cpp)")
+{
+    return err_out(object_get_name(k_comm, bits(to_native(comm)), comm_name, resultlen));
+}
+ANYMPI_MANUAL(MPI_Win_set_name, forwarded, "a name longer than the MPI keeps (Open MPI: 63 characters) is kept whole by anympi (manual.cpp)")
+{
+    return err_out(object_set_name(k_win, bits(to_native(win)), win_name));
+}
+ANYMPI_MANUAL(MPI_Win_get_name, forwarded, "a name longer than the MPI keeps comes back whole (manual.cpp)")
+{
+    return err_out(object_get_name(k_win, bits(to_native(win)), win_name, resultlen));
 }

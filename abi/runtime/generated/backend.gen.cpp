@@ -58,10 +58,12 @@ ANYMPI_SIG_MPI_Comm_flush_buffer;
 ANYMPI_SIG_MPI_Comm_free;
 ANYMPI_SIG_MPI_Comm_free_keyval;
 ANYMPI_SIG_MPI_Comm_get_attr;
+ANYMPI_SIG_MPI_Comm_get_name;
 ANYMPI_SIG_MPI_Comm_idup;
 ANYMPI_SIG_MPI_Comm_idup_with_info;
 ANYMPI_SIG_MPI_Comm_iflush_buffer;
 ANYMPI_SIG_MPI_Comm_set_attr;
+ANYMPI_SIG_MPI_Comm_set_name;
 ANYMPI_SIG_MPI_Comm_spawn;
 ANYMPI_SIG_MPI_Comm_spawn_multiple;
 ANYMPI_SIG_MPI_Comm_split_type;
@@ -209,7 +211,9 @@ ANYMPI_SIG_MPI_Win_create_errhandler;
 ANYMPI_SIG_MPI_Win_create_keyval;
 ANYMPI_SIG_MPI_Win_free_keyval;
 ANYMPI_SIG_MPI_Win_get_attr;
+ANYMPI_SIG_MPI_Win_get_name;
 ANYMPI_SIG_MPI_Win_set_attr;
+ANYMPI_SIG_MPI_Win_set_name;
 ANYMPI_SIG_MPI_Aint_add;
 ANYMPI_SIG_MPI_Aint_diff;
 ANYMPI_SIG_MPI_Comm_fromint;
@@ -402,7 +406,6 @@ ANYMPI_FWD(MPI_Comm_dup, (c_hin(comm), c_hout_derived(newcomm, comm)))
 ANYMPI_FWD(MPI_Comm_dup_with_info, (c_hin(comm), c_hin(info), c_hout_derived(newcomm, comm)))
 ANYMPI_FWD(MPI_Comm_get_errhandler, (c_hin(comm), c_hout(errhandler)))
 ANYMPI_FWD(MPI_Comm_get_info, (c_hin(comm), c_hout(info_used)))
-ANYMPI_FWD(MPI_Comm_get_name, (c_hin(comm), comm_name, resultlen))
 ANYMPI_FWD(MPI_Comm_get_parent, (c_hout(parent)))
 ANYMPI_FWD(MPI_Comm_group, (c_hin(comm), c_hout_derived(group, comm)))
 ANYMPI_FWD(MPI_Comm_join, (fd, c_hout(intercomm)))
@@ -411,7 +414,6 @@ ANYMPI_FWD(MPI_Comm_remote_group, (c_hin(comm), c_hout_derived(group, comm)))
 ANYMPI_FWD(MPI_Comm_remote_size, (c_hin(comm), size))
 ANYMPI_FWD(MPI_Comm_set_errhandler, (c_hin(comm), c_hin(errhandler)))
 ANYMPI_FWD(MPI_Comm_set_info, (c_hin(comm), c_hin(info)))
-ANYMPI_FWD(MPI_Comm_set_name, (c_hin(comm), comm_name))
 ANYMPI_FWD(MPI_Comm_size, (c_hin(comm), size))
 ANYMPI_FWD(MPI_Comm_split, (c_hin(comm), c_cin<cat::undefined>(color), key, c_hout_derived(newcomm, comm)))
 ANYMPI_FWD_AS(MPI_Comm_split_type, (c_hin(comm), c_cin<cat::split>(split_type), key, c_hin(info), c_hout_derived(newcomm, comm)))
@@ -1435,13 +1437,11 @@ ANYMPI_FWD(MPI_Win_free, (c_hio(win)))
 ANYMPI_FWD(MPI_Win_get_errhandler, (c_hin(win), c_hout(errhandler)))
 ANYMPI_FWD(MPI_Win_get_group, (c_hin(win), c_hout(group)))
 ANYMPI_FWD(MPI_Win_get_info, (c_hin(win), c_hout(info_used)))
-ANYMPI_FWD(MPI_Win_get_name, (c_hin(win), win_name, resultlen))
 ANYMPI_FWD(MPI_Win_lock, (c_cin<cat::lock>(lock_type), c_rank_in(rank), c_bin<cat::assert_>(assert), c_hin(win)))
 ANYMPI_FWD(MPI_Win_lock_all, (c_bin<cat::assert_>(assert), c_hin(win)))
 ANYMPI_FWD(MPI_Win_post, (c_hin(group), c_bin<cat::assert_>(assert), c_hin(win)))
 ANYMPI_FWD(MPI_Win_set_errhandler, (c_hin(win), c_hin(errhandler)))
 ANYMPI_FWD(MPI_Win_set_info, (c_hin(win), c_hin(info)))
-ANYMPI_FWD(MPI_Win_set_name, (c_hin(win), win_name))
 ANYMPI_FWD(MPI_Win_shared_query, (c_hin(win), c_rank_in(rank), c_i64p(size), disp_unit, baseptr))
 #if ANYMPI_HAVE_MPI_Win_shared_query_c
 ANYMPI_FWD(MPI_Win_shared_query_c, (c_hin(win), c_rank_in(rank), c_i64p(size), c_i64p(disp_unit), baseptr))

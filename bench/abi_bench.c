@@ -72,6 +72,7 @@ static void handle_calls(double scale) {
    * goes through anympi's closure) */
   int in4[4] = {1, 2, 3, 4}, inout4[4] = {0, 0, 0, 0};
   MEASURE("reduce_local_sum", n, { MPI_Reduce_local(in4, inout4, 4, MPI_INT, MPI_SUM); sink = inout4[0]; });
+  MEASURE("allreduce_self_sum", n, { MPI_Allreduce(in4, inout4, 4, MPI_INT, MPI_SUM, MPI_COMM_SELF); sink = inout4[0]; });
   MPI_Request r;
   MEASURE("iallreduce_self_wait", m, {
     MPI_Iallreduce(&sendbuf, &recvbuf, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF, &r);

@@ -136,11 +136,6 @@ inline op_kept c_op_kept(abi_Op op, abi_Datatype t) { return op_kept(op, t); }
 bool free_deferred(handle_kind k, uintptr_t native);
 extern std::atomic<long> pinned_alive;
 
-// A collective of anympi's over native nonblocking calls: start makes them, with the arguments
-// converted (and kept) at init -- one call, start(MPI_Request *), or several, as a reduction's
-// int-sized chunks, start(std::vector<MPI_Request> &) appending each.  Persistent: MPI_Start
-// starts it each time; else (nonblocking_from) it is started once, and what start holds lives
-// until it completes.
 // A persistent collective's own communicator.  Once initialized, persistent collectives may
 // be started in any order, which may differ between processes, and never match the program's
 // blocking or nonblocking collectives (MPI-4.1 6.12).  Started as nonblocking collectives on
@@ -157,12 +152,17 @@ struct coll_comm {
     coll_comm(const coll_comm &) = delete;
     coll_comm &operator=(const coll_comm &) = delete;
 };
-MPI_Comm take_coll_comm();
+MPI_Comm take_coll_comm();  // this thread's coll_comm's duplicate (MPI_COMM_NULL if none)
+void free_coll_comm(MPI_Comm &c);
 // Whether a partitioned receive of anympi's waits for its setup (partitioned.cpp): completion
 // calls then look at anympi's requests in turn instead of waiting on one.
-bool partitioned_receives_pending();  // this thread's coll_comm's duplicate (MPI_COMM_NULL if none)
-void free_coll_comm(MPI_Comm &c);
+bool partitioned_receives_pending();
 
+// A collective of anympi's over native nonblocking calls: start makes them, with the arguments
+// converted (and kept) at init -- one call, start(MPI_Request *), or several, as a reduction's
+// int-sized chunks, start(std::vector<MPI_Request> &) appending each.  Persistent: MPI_Start
+// starts it each time; else (nonblocking_from) it is started once, and what start holds lives
+// until it completes.
 template <class Start> struct persistent_collective final : emulated_request {
     Start start_nb;
     std::vector<MPI_Request> natives;  // its capacity stays from one start to the next

@@ -34,6 +34,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <mutex>
 #include <pthread.h>
 #include <strings.h>
@@ -62,7 +63,8 @@ MPI_Comm anympi_world = MPI_COMM_NULL;  // MPI_Comm_create_from_group's parent
 int half_tag_ub = 16383;                // of anympi_world's MPI_TAG_UB
 std::vector<no_session *> live;          // guarded by life_mutex
 std::vector<no_session *> numbered;      // MPI_Session_toint's numbers (index + 1); null once finalized
-std::vector<no_session *> spare;         // finalized sessions, number kept, begun again first
+std::vector<std::unique_ptr<no_session>> spare;  // finalized sessions, number kept, begun again
+                                                 // first (freed at exit with the vector)
 
 // A finalized session's object and number, else new ones: as MPI reuses a freed handle's value,
 // so that a program beginning and ending sessions in a loop runs in constant memory (also
@@ -70,7 +72,7 @@ std::vector<no_session *> spare;         // finalized sessions, number kept, beg
 no_session *take_session()
 {
     if (!spare.empty()) {
-        no_session *s = spare.back();
+        no_session *s = spare.back().release();
         spare.pop_back();
         return s;
     }
@@ -436,7 +438,7 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
             live.push_back(s);
             numbered[size_t(s->number - 1)] = s;
         } else if (s) {
-            spare.push_back(s);
+            spare.emplace_back(s);
         }
     }
     if (rc != MPI_SUCCESS) {
@@ -470,7 +472,7 @@ ANYMPI_MANUAL(MPI_Session_finalize, fallback, "the last session (when MPI_Init's
     MPI_Comm_free(&s->errh);
     {
         std::lock_guard<std::mutex> g(life_mutex);
-        spare.push_back(s);
+        spare.emplace_back(s);
     }
     // The types stay: Open MPI reports no leaks, and its objects outlive MPI_Finalize here.
     *session = reinterpret_cast<abi_Session>(ABI_SESSION_NULL);

@@ -285,16 +285,18 @@ int object_set_name(handle_kind k, uintptr_t h, const char *name)
     return rc;
 }
 
+// The MPI's answer first (it checks the handle, and raises any error once); only a name as long
+// as the MPI keeps may be the start of a longer one.
 int object_get_name(handle_kind k, uintptr_t h, char *name, int *resultlen)
 {
-    if (names_fit || !name || !resultlen) return native_get_name(k, h, name, resultlen);
+    const int rc = native_get_name(k, h, name, resultlen);
+    if (names_fit || rc != MPI_SUCCESS || !name || !resultlen || *resultlen < MPI_MAX_OBJECT_NAME - 1) return rc;
     std::string *whole = nullptr;
     if (kept_name(k, h, &whole) == MPI_SUCCESS && whole && !whole->empty()) {
         std::memcpy(name, whole->c_str(), whole->size() + 1);
         *resultlen = int(whole->size());
-        return MPI_SUCCESS;
     }
-    return native_get_name(k, h, name, resultlen);
+    return MPI_SUCCESS;
 }
 
 int bad_error_code(const char *fn, int code)

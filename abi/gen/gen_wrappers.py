@@ -779,7 +779,7 @@ def persistent_lines(f, byname, cls):
             checks = [f"c_fits_int({q.name})" for q in f.params[:-2] if base(q.ctype) == "MPI_Count"]
             args = [f"int({q.name})" if base(q.ctype) == "MPI_Count" else a for q, a in zip(f.params[:-2], kept)]
             fits = " && ".join(checks) or "true"
-        line = f"ANYMPI_PERSISTENT({f.name}, {nb_call}, {first_errh_object(f)}, {fits}, ({', '.join(args)}))"
+        line = f"ANYMPI_PERSISTENT({f.name}, {nb_call}, {fits}, ({', '.join(args)}))"
         if f.name in IN_PLACE_ROOT:  # refused at init, as a native init would; the nonblocking call is later
             buf = IN_PLACE_ROOT[f.name]
             line = (f"ANYMPI_PERSISTENT_IF({f.name}, c_in_place_root_at_init(\"{f.name}\", \"{buf}\", {buf}, root, comm), "

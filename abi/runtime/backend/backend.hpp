@@ -673,10 +673,10 @@ inline int c_error_code(const char *fn, int code)
     if (int e = always_available(fn)) return e;
     return code >= 0 ? 0 : bad_error_code(fn, code);
 }
-// MPI_X_set_name / MPI_X_get_name of a communicator, datatype (k_datatype) or window, for names
-// longer than the MPI underneath keeps (manual.cpp); native return codes.
-int object_set_name(handle_kind k, uintptr_t native, const char *name);
-int object_get_name(handle_kind k, uintptr_t native, char *name, int *resultlen);
+// MPI_X_set_name / MPI_X_get_name of a communicator (k_comm), datatype (k_datatype) or window
+// (k_win), for names longer than the MPI underneath keeps (manual.cpp); native return codes.
+template <handle_kind K> int object_set_name(uintptr_t native, const char *name);
+template <handle_kind K> int object_get_name(uintptr_t native, char *name, int *resultlen);
 // The send buffer of a rooted reduction or gather, the receive buffer of a scatter, may be
 // MPI_IN_PLACE at the root only.  Where the native MPI does not check that (native.hpp), 0 or
 // the error raised through comm's handler, before the native call (ANYMPI_FWD_IF); a compare

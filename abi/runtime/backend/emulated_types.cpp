@@ -634,7 +634,7 @@ using namespace anympi::backend;
 // ---------------------------------------------------------------- the functions answered here
 ANYMPI_MANUAL(MPI_Type_get_name, forwarded, "an emulated predefined datatype (MPI_REAL2 ...) answers its standard name (emulated_types.cpp)")
 {
-    if (!is_emulated_type(datatype)) return err_out(object_get_name(k_datatype, bits(to_native(datatype)), type_name, resultlen));
+    if (!is_emulated_type(datatype)) return err_out(object_get_name<k_datatype>(bits(to_native(datatype)), type_name, resultlen));
     if (!type_name || !resultlen) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_name: type_name or resultlen is NULL");
     std::lock_guard<std::mutex> g(emu_mutex);
     const state &s = states[index_for(reinterpret_cast<uintptr_t>(datatype))];
@@ -646,7 +646,7 @@ ANYMPI_MANUAL(MPI_Type_get_name, forwarded, "an emulated predefined datatype (MP
 
 ANYMPI_MANUAL(MPI_Type_set_name, forwarded, "an emulated predefined datatype keeps its name in anympi, as the MPIs do for their own (emulated_types.cpp)")
 {
-    if (!is_emulated_type(datatype)) return err_out(object_set_name(k_datatype, bits(to_native(datatype)), type_name));
+    if (!is_emulated_type(datatype)) return err_out(object_set_name<k_datatype>(bits(to_native(datatype)), type_name));
     if (!type_name) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_set_name: type_name is NULL");
     std::lock_guard<std::mutex> g(emu_mutex);
     state &s = states[index_for(reinterpret_cast<uintptr_t>(datatype))];

@@ -208,64 +208,76 @@ namespace anympi::backend {
 namespace {
 constexpr bool names_fit = MPI_MAX_OBJECT_NAME >= ABI_MAX_OBJECT_NAME;
 std::mutex names_mutex;
-int name_keyvals[3] = {MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID};  // comm, datatype, win
 
 template <class H> int forget_name(H, int, void *value, void *)
 {
     delete static_cast<std::string *>(value);
     return MPI_SUCCESS;
 }
-int kind_index(handle_kind k) { return k == k_comm ? 0 : k == k_datatype ? 1 : 2; }
-// The kind's keyval, made at the first long name (0 or a native error).
-int name_keyval(handle_kind k, int *kv)
-{
-    std::lock_guard<std::mutex> g(names_mutex);
-    int &slot = name_keyvals[kind_index(k)];
-    int rc = MPI_SUCCESS;
-    if (slot == MPI_KEYVAL_INVALID) {
-        if (k == k_comm) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_name<MPI_Comm>, &slot, nullptr);
-        else if (k == k_datatype) rc = MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, forget_name<MPI_Datatype>, &slot, nullptr);
-        else rc = MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, forget_name<MPI_Win>, &slot, nullptr);
-    }
-    *kv = slot;
-    return rc;
-}
-int kept_name(handle_kind k, uintptr_t h, std::string **out)
+// What differs between the kinds that have names: their native calls, and the keyval of the
+// kind's kept names (made at its first long name).
+template <handle_kind K> struct named;
+template <> struct named<k_comm> {
+    using handle = MPI_Comm;
+    static constexpr auto set_name = MPI_Comm_set_name;
+    static constexpr auto get_name = MPI_Comm_get_name;
+    static constexpr auto set_attr = MPI_Comm_set_attr;
+    static constexpr auto get_attr = MPI_Comm_get_attr;
+    static int create_keyval(int *kv) { return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_name<MPI_Comm>, kv, nullptr); }
+    static inline int keyval = MPI_KEYVAL_INVALID;
+};
+template <> struct named<k_datatype> {
+    using handle = MPI_Datatype;
+    static constexpr auto set_name = MPI_Type_set_name;
+    static constexpr auto get_name = MPI_Type_get_name;
+    static constexpr auto set_attr = MPI_Type_set_attr;
+    static constexpr auto get_attr = MPI_Type_get_attr;
+    static int create_keyval(int *kv) { return MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, forget_name<MPI_Datatype>, kv, nullptr); }
+    static inline int keyval = MPI_KEYVAL_INVALID;
+};
+template <> struct named<k_win> {
+    using handle = MPI_Win;
+    static constexpr auto set_name = MPI_Win_set_name;
+    static constexpr auto get_name = MPI_Win_get_name;
+    static constexpr auto set_attr = MPI_Win_set_attr;
+    static constexpr auto get_attr = MPI_Win_get_attr;
+    static int create_keyval(int *kv) { return MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, forget_name<MPI_Win>, kv, nullptr); }
+    static inline int keyval = MPI_KEYVAL_INVALID;
+};
+
+template <handle_kind K> int kept_name(typename named<K>::handle h, std::string **out)
 {
     *out = nullptr;
     int kv = MPI_KEYVAL_INVALID, flag = 0;
     {
         std::lock_guard<std::mutex> g(names_mutex);
-        kv = name_keyvals[kind_index(k)];
+        kv = named<K>::keyval;
     }
-    if (kv == MPI_KEYVAL_INVALID) return MPI_SUCCESS;
-    if (k == k_comm) return MPI_Comm_get_attr(from_bits<MPI_Comm>(h), kv, out, &flag);
-    if (k == k_datatype) return MPI_Type_get_attr(from_bits<MPI_Datatype>(h), kv, out, &flag);
-    return MPI_Win_get_attr(from_bits<MPI_Win>(h), kv, out, &flag);
+    return kv == MPI_KEYVAL_INVALID ? MPI_SUCCESS : named<K>::get_attr(h, kv, out, &flag);
 }
-int native_set_name(handle_kind k, uintptr_t h, char *name)
+template <handle_kind K> int keep_name(typename named<K>::handle h, std::string *whole)
 {
-    if (k == k_comm) return MPI_Comm_set_name(from_bits<MPI_Comm>(h), name);
-    if (k == k_datatype) return MPI_Type_set_name(from_bits<MPI_Datatype>(h), name);
-    return MPI_Win_set_name(from_bits<MPI_Win>(h), name);
-}
-int native_get_name(handle_kind k, uintptr_t h, char *name, int *len)
-{
-    if (k == k_comm) return MPI_Comm_get_name(from_bits<MPI_Comm>(h), name, len);
-    if (k == k_datatype) return MPI_Type_get_name(from_bits<MPI_Datatype>(h), name, len);
-    return MPI_Win_get_name(from_bits<MPI_Win>(h), name, len);
+    int rc = MPI_SUCCESS;
+    {
+        std::lock_guard<std::mutex> g(names_mutex);
+        if (named<K>::keyval == MPI_KEYVAL_INVALID) rc = named<K>::create_keyval(&named<K>::keyval);
+    }
+    if (rc == MPI_SUCCESS) rc = named<K>::set_attr(h, named<K>::keyval, whole);
+    if (rc != MPI_SUCCESS) delete whole;
+    return rc;
 }
 }  // namespace
 
-int object_set_name(handle_kind k, uintptr_t h, const char *name)
+template <handle_kind K> int object_set_name(uintptr_t native, const char *name)
 {
-    if (names_fit || !name) return native_set_name(k, h, const_cast<char *>(name));
+    const auto h = from_bits<typename named<K>::handle>(native);
+    if (names_fit || !name) return named<K>::set_name(h, const_cast<char *>(name));
     const size_t n = strnlen(name, ABI_MAX_OBJECT_NAME - 1);
     char kept[MPI_MAX_OBJECT_NAME];
     std::snprintf(kept, sizeof kept, "%.*s", int(n), name);
-    int rc = native_set_name(k, h, kept);
+    int rc = named<K>::set_name(h, kept);
     std::string *old = nullptr;
-    if (rc == MPI_SUCCESS) rc = kept_name(k, h, &old);
+    if (rc == MPI_SUCCESS) rc = kept_name<K>(h, &old);
     if (rc != MPI_SUCCESS) return rc;
     if (n < size_t(MPI_MAX_OBJECT_NAME)) {  // fits: the MPI's own is the whole name
         if (old) old->clear();
@@ -275,29 +287,29 @@ int object_set_name(handle_kind k, uintptr_t h, const char *name)
         old->assign(name, n);
         return MPI_SUCCESS;
     }
-    int kv = MPI_KEYVAL_INVALID;
-    if ((rc = name_keyval(k, &kv)) != MPI_SUCCESS) return rc;
-    auto *whole = new std::string(name, n);
-    if (k == k_comm) rc = MPI_Comm_set_attr(from_bits<MPI_Comm>(h), kv, whole);
-    else if (k == k_datatype) rc = MPI_Type_set_attr(from_bits<MPI_Datatype>(h), kv, whole);
-    else rc = MPI_Win_set_attr(from_bits<MPI_Win>(h), kv, whole);
-    if (rc != MPI_SUCCESS) delete whole;
-    return rc;
+    return keep_name<K>(h, new std::string(name, n));
 }
 
 // The MPI's answer first (it checks the handle, and raises any error once); only a name as long
 // as the MPI keeps may be the start of a longer one.
-int object_get_name(handle_kind k, uintptr_t h, char *name, int *resultlen)
+template <handle_kind K> int object_get_name(uintptr_t native, char *name, int *resultlen)
 {
-    const int rc = native_get_name(k, h, name, resultlen);
+    const auto h = from_bits<typename named<K>::handle>(native);
+    const int rc = named<K>::get_name(h, name, resultlen);
     if (names_fit || rc != MPI_SUCCESS || !name || !resultlen || *resultlen < MPI_MAX_OBJECT_NAME - 1) return rc;
     std::string *whole = nullptr;
-    if (kept_name(k, h, &whole) == MPI_SUCCESS && whole && !whole->empty()) {
+    if (kept_name<K>(h, &whole) == MPI_SUCCESS && whole && !whole->empty()) {
         std::memcpy(name, whole->c_str(), whole->size() + 1);
         *resultlen = int(whole->size());
     }
     return MPI_SUCCESS;
 }
+template int object_set_name<k_comm>(uintptr_t, const char *);
+template int object_set_name<k_datatype>(uintptr_t, const char *);
+template int object_set_name<k_win>(uintptr_t, const char *);
+template int object_get_name<k_comm>(uintptr_t, char *, int *);
+template int object_get_name<k_datatype>(uintptr_t, char *, int *);
+template int object_get_name<k_win>(uintptr_t, char *, int *);
 
 int bad_error_code(const char *fn, int code)
 {
@@ -1637,17 +1649,17 @@ ANYMPI_MANUAL(MPI_T_finalize, extended, "after MPI_Finalize, a reference taken b
 
 ANYMPI_MANUAL(MPI_Comm_set_name, forwarded, "a name longer than the MPI keeps (Open MPI: 63 characters) is kept whole by anympi (manual.cpp)")
 {
-    return err_out(object_set_name(k_comm, bits(to_native(comm)), comm_name));
+    return err_out(object_set_name<k_comm>(bits(to_native(comm)), comm_name));
 }
 ANYMPI_MANUAL(MPI_Comm_get_name, forwarded, "a name longer than the MPI keeps comes back whole (manual.cpp)")
 {
-    return err_out(object_get_name(k_comm, bits(to_native(comm)), comm_name, resultlen));
+    return err_out(object_get_name<k_comm>(bits(to_native(comm)), comm_name, resultlen));
 }
 ANYMPI_MANUAL(MPI_Win_set_name, forwarded, "a name longer than the MPI keeps (Open MPI: 63 characters) is kept whole by anympi (manual.cpp)")
 {
-    return err_out(object_set_name(k_win, bits(to_native(win)), win_name));
+    return err_out(object_set_name<k_win>(bits(to_native(win)), win_name));
 }
 ANYMPI_MANUAL(MPI_Win_get_name, forwarded, "a name longer than the MPI keeps comes back whole (manual.cpp)")
 {
-    return err_out(object_get_name(k_win, bits(to_native(win)), win_name, resultlen));
+    return err_out(object_get_name<k_win>(bits(to_native(win)), win_name, resultlen));
 }

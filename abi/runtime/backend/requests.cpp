@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <mutex>
+#include <ranges>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -300,20 +301,21 @@ int emulated_cancel(abi_Request *request)
 
 // ---------------------------------------------------------------- arrays
 namespace {
-// After a completion of every request, some failed: MPI_ERR_IN_STATUS with each status's
-// MPI_ERROR set -- anympi's requests' from `own` (index, ABI code), the native ones' by the MPI
-// (nrc is MPI_ERR_IN_STATUS) or success (nrc 0).  A native error of another class, or no
-// statuses to write, passes as it is.
-int in_status(int nrc, const std::vector<std::pair<int, int>> &own, const native_part &nat, abi_Status statuses[])
+// After a completion of requests, some failed: MPI_ERR_IN_STATUS (both MPIs return it also
+// without statuses), with each status's MPI_ERROR set -- anympi's requests' from `own`
+// (position in statuses, ABI code), the native ones' (at `native`) by the MPI when nrc is
+// MPI_ERR_IN_STATUS, else success. A native error of another class passes as it is.
+template <class Positions>
+int in_status(int nrc, const std::vector<std::pair<int, int>> &own, const Positions &native, abi_Status statuses[])
 {
-    int first = 0;
-    for (const auto &[i, e] : own)
-        if (e && !first) first = e;
-    if ((nrc && nrc != ABI_ERR_IN_STATUS) || (!nrc && !first)) return nrc;
-    if (!statuses) return nrc ? nrc : first;
-    for (const auto &[i, e] : own) statuses[i].MPI_ERROR = e;
-    if (!nrc)
-        for (int i : nat.at) statuses[i].MPI_ERROR = 0;
+    bool own_failed = false;
+    for (const auto &[at, e] : own) own_failed = own_failed || e;
+    if ((nrc && nrc != ABI_ERR_IN_STATUS) || (!nrc && !own_failed)) return nrc;
+    if (statuses) {
+        for (const auto &[at, e] : own) statuses[at].MPI_ERROR = e;
+        if (!nrc)
+            for (int at : native) statuses[at].MPI_ERROR = 0;
+    }
     return ABI_ERR_IN_STATUS;
 }
 }  // namespace
@@ -353,7 +355,7 @@ int mixed_waitall(int count, abi_Request reqs[], abi_Status statuses[])
     }
     int nrc = nat.n() ? fwd_MPI_Waitall(nat.n(), nat.reqs.data(), nat.sts(statuses)) : 0;
     nat.back(reqs, statuses);
-    return in_status(nrc, own, nat, statuses);
+    return in_status(nrc, own, nat.at, statuses);
 }
 
 int mixed_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[])
@@ -390,7 +392,7 @@ int mixed_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[
         own.emplace_back(i, err_out(e));
         finish(&reqs[i], r);
     }
-    return in_status(nrc, own, nat, statuses);
+    return in_status(nrc, own, nat.at, statuses);
 }
 
 int mixed_testany(int count, abi_Request reqs[], int *index, int *flag, abi_Status *status)
@@ -474,15 +476,7 @@ int mixed_testsome(int incount, abi_Request reqs[], int *outcount, int indices[]
         }
     }
     if (outcount) *outcount = any_active ? out : ABI_UNDEFINED;
-    // As MPI_Waitall: with a failure among them, MPI_ERR_IN_STATUS and every status's MPI_ERROR.
-    bool own_failed = false;
-    for (const auto &[at, e] : own) own_failed = own_failed || e;
-    if ((rc && rc != ABI_ERR_IN_STATUS) || (!rc && !own_failed)) return rc;
-    if (!statuses) return rc ? rc : ABI_ERR_IN_STATUS;
-    for (const auto &[at, e] : own) statuses[at].MPI_ERROR = e;
-    if (!rc)
-        for (int k = 0; k < native_out; ++k) statuses[k].MPI_ERROR = 0;
-    return ABI_ERR_IN_STATUS;
+    return in_status(rc, own, std::views::iota(0, native_out), statuses);
 }
 
 int mixed_waitsome(int incount, abi_Request reqs[], int *outcount, int indices[], abi_Status statuses[])

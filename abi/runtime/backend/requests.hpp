@@ -283,22 +283,13 @@ int persistent_init(abi_Request *request, errh_obj o, const char *fn, bool fits,
     const ::anympi::backend::errh_obj o_ = ::anympi::backend::errh_of(comm);                      \
     ::anympi::backend::coll_comm own_(comm);                                                       \
     if (own_.rc) return ::anympi::backend::err_out(own_.rc);
-#define ANYMPI_PERSISTENT_IF(name, check, nb, obj, fits, args)                                     \
+// Every persistent collective's init: its errors go through the program's communicator.
+#define ANYMPI_PERSISTENT_IF(name, check, nb, fits, args)                                          \
     ANYMPI_SIG_##name                                                                              \
     {                                                                                              \
         (void)info; /* hints only */                                                               \
         if (const int e_ = (check)) return e_;                                                     \
-        const auto o_ = (obj); /* errors at init: the program's communicator's */                  \
-        ::anympi::backend::coll_comm own_(comm);                                                   \
-        if (own_.rc) return ::anympi::backend::err_out(own_.rc);                                   \
+        ANYMPI_COLL_COMM                                                                           \
         return ::anympi::backend::persistent_init(request, o_, #name, fits, nb, ANYMPI_UNPAREN args); \
     }
-#define ANYMPI_PERSISTENT(name, nb, obj, fits, args)                                               \
-    ANYMPI_SIG_##name                                                                              \
-    {                                                                                              \
-        (void)info; /* hints only */                                                               \
-        const auto o_ = (obj); /* errors at init: the program's communicator's */                  \
-        ::anympi::backend::coll_comm own_(comm);                                                   \
-        if (own_.rc) return ::anympi::backend::err_out(own_.rc);                                   \
-        return ::anympi::backend::persistent_init(request, o_, #name, fits, nb, ANYMPI_UNPAREN args); \
-    }
+#define ANYMPI_PERSISTENT(name, nb, fits, args) ANYMPI_PERSISTENT_IF(name, 0, nb, fits, args)

@@ -274,16 +274,16 @@ ANYMPI_UNSUPPORTED(MPI_Allgather_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Allgather_init
 ANYMPI_FWD(MPI_Allgather_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallgather
-ANYMPI_PERSISTENT(MPI_Allgather_init, MPI_Iallgather, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allgather_init, MPI_Iallgather, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allgather_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Allgather_init_c
 ANYMPI_FWD(MPI_Allgather_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallgather_c
-ANYMPI_PERSISTENT(MPI_Allgather_init_c, MPI_Iallgather_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allgather_init_c, MPI_Iallgather_c, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iallgather
-ANYMPI_PERSISTENT(MPI_Allgather_init_c, MPI_Iallgather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allgather_init_c, MPI_Iallgather, c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allgather_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -291,7 +291,7 @@ ANYMPI_FWD(MPI_Allgatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(re
 #if ANYMPI_HAVE_MPI_Allgatherv_init
 ANYMPI_FWD(MPI_Allgatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallgatherv
-ANYMPI_PERSISTENT(MPI_Allgatherv_init, MPI_Iallgatherv, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allgatherv_init, MPI_Iallgatherv, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allgatherv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -307,16 +307,16 @@ ANYMPI_UNSUPPORTED(MPI_Allreduce_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Allreduce_init
 ANYMPI_FWD(MPI_Allreduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
-ANYMPI_PERSISTENT(MPI_Allreduce_init, MPI_Iallreduce, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allreduce_init, MPI_Iallreduce, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allreduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Allreduce_init_c
 ANYMPI_FWD(MPI_Allreduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallreduce_c
-ANYMPI_PERSISTENT(MPI_Allreduce_init_c, MPI_Iallreduce_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allreduce_init_c, MPI_Iallreduce_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
-ANYMPI_PERSISTENT(MPI_Allreduce_init_c, chunked_nb<MPI_Iallreduce>{}, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allreduce_init_c, chunked_nb<MPI_Iallreduce>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allreduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -331,16 +331,16 @@ ANYMPI_UNSUPPORTED(MPI_Alltoall_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Alltoall_init
 ANYMPI_FWD(MPI_Alltoall_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ialltoall
-ANYMPI_PERSISTENT(MPI_Alltoall_init, MPI_Ialltoall, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Alltoall_init, MPI_Ialltoall, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoall_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Alltoall_init_c
 ANYMPI_FWD(MPI_Alltoall_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ialltoall_c
-ANYMPI_PERSISTENT(MPI_Alltoall_init_c, MPI_Ialltoall_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Alltoall_init_c, MPI_Ialltoall_c, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ialltoall
-ANYMPI_PERSISTENT(MPI_Alltoall_init_c, MPI_Ialltoall, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Alltoall_init_c, MPI_Ialltoall, c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoall_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -348,7 +348,7 @@ ANYMPI_FWD(MPI_Alltoallv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_
 #if ANYMPI_HAVE_MPI_Alltoallv_init
 ANYMPI_FWD(MPI_Alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ialltoallv
-ANYMPI_PERSISTENT(MPI_Alltoallv_init, MPI_Ialltoallv, errh_of(comm), true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Alltoallv_init, MPI_Ialltoallv, true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Alltoallv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -357,7 +357,7 @@ ANYMPI_FWD(MPI_Barrier, (c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Barrier_init
 ANYMPI_FWD(MPI_Barrier_init, (c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ibarrier
-ANYMPI_PERSISTENT(MPI_Barrier_init, MPI_Ibarrier, errh_of(comm), true, (c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Barrier_init, MPI_Ibarrier, true, (c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Barrier_init, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -372,16 +372,16 @@ ANYMPI_UNSUPPORTED(MPI_Bcast_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Bcast_init
 ANYMPI_FWD(MPI_Bcast_init, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ibcast
-ANYMPI_PERSISTENT(MPI_Bcast_init, MPI_Ibcast, errh_of(comm), true, (c_buf(buffer), count, c_type_kept(datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Bcast_init, MPI_Ibcast, true, (c_buf(buffer), count, c_type_kept(datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Bcast_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Bcast_init_c
 ANYMPI_FWD(MPI_Bcast_init_c, (c_buf(buffer), count, c_hin(datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ibcast_c
-ANYMPI_PERSISTENT(MPI_Bcast_init_c, MPI_Ibcast_c, errh_of(comm), true, (c_buf(buffer), count, c_type_kept(datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Bcast_init_c, MPI_Ibcast_c, true, (c_buf(buffer), count, c_type_kept(datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ibcast
-ANYMPI_PERSISTENT(MPI_Bcast_init_c, MPI_Ibcast, errh_of(comm), c_fits_int(count), (c_buf(buffer), int(count), c_type_kept(datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Bcast_init_c, MPI_Ibcast, c_fits_int(count), (c_buf(buffer), int(count), c_type_kept(datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Bcast_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -437,16 +437,16 @@ ANYMPI_UNSUPPORTED(MPI_Exscan_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Exscan_init
 ANYMPI_FWD(MPI_Exscan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iexscan
-ANYMPI_PERSISTENT(MPI_Exscan_init, MPI_Iexscan, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Exscan_init, MPI_Iexscan, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Exscan_init_c
 ANYMPI_FWD(MPI_Exscan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iexscan_c
-ANYMPI_PERSISTENT(MPI_Exscan_init_c, MPI_Iexscan_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Exscan_init_c, MPI_Iexscan_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iexscan
-ANYMPI_PERSISTENT(MPI_Exscan_init_c, chunked_nb<MPI_Iexscan>{}, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Exscan_init_c, chunked_nb<MPI_Iexscan>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -778,16 +778,16 @@ ANYMPI_UNSUPPORTED(MPI_Gather_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Gather_init
 ANYMPI_FWD_IF(MPI_Gather_init, c_in_place_root("MPI_Gather_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Igather
-ANYMPI_PERSISTENT_IF(MPI_Gather_init, c_in_place_root_at_init("MPI_Gather_init", "sendbuf", sendbuf, root, comm), MPI_Igather, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Gather_init, c_in_place_root_at_init("MPI_Gather_init", "sendbuf", sendbuf, root, comm), MPI_Igather, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gather_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Gather_init_c
 ANYMPI_FWD_IF(MPI_Gather_init_c, c_in_place_root("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Igather_c
-ANYMPI_PERSISTENT_IF(MPI_Gather_init_c, c_in_place_root_at_init("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), MPI_Igather_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Gather_init_c, c_in_place_root_at_init("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), MPI_Igather_c, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Igather
-ANYMPI_PERSISTENT_IF(MPI_Gather_init_c, c_in_place_root_at_init("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), MPI_Igather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Gather_init_c, c_in_place_root_at_init("MPI_Gather_init_c", "sendbuf", sendbuf, root, comm), MPI_Igather, c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gather_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -795,7 +795,7 @@ ANYMPI_FWD_IF(MPI_Gatherv, c_in_place_root("MPI_Gatherv", "sendbuf", sendbuf, ro
 #if ANYMPI_HAVE_MPI_Gatherv_init
 ANYMPI_FWD_IF(MPI_Gatherv_init, c_in_place_root("MPI_Gatherv_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Igatherv
-ANYMPI_PERSISTENT_IF(MPI_Gatherv_init, c_in_place_root_at_init("MPI_Gatherv_init", "sendbuf", sendbuf, root, comm), MPI_Igatherv, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Gatherv_init, c_in_place_root_at_init("MPI_Gatherv_init", "sendbuf", sendbuf, root, comm), MPI_Igatherv, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Gatherv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1014,16 +1014,16 @@ ANYMPI_UNSUPPORTED(MPI_Neighbor_allgather_c, errh_of(comm), "not provided by thi
 #if ANYMPI_HAVE_MPI_Neighbor_allgather_init
 ANYMPI_FWD(MPI_Neighbor_allgather_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgather
-ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init, MPI_Ineighbor_allgather, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init, MPI_Ineighbor_allgather, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_allgather_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Neighbor_allgather_init_c
 ANYMPI_FWD(MPI_Neighbor_allgather_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgather_c
-ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init_c, MPI_Ineighbor_allgather_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init_c, MPI_Ineighbor_allgather_c, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgather
-ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init_c, MPI_Ineighbor_allgather, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Neighbor_allgather_init_c, MPI_Ineighbor_allgather, c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_allgather_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1031,7 +1031,7 @@ ANYMPI_FWD(MPI_Neighbor_allgatherv, (c_buf(sendbuf), sendcount, c_hin(sendtype),
 #if ANYMPI_HAVE_MPI_Neighbor_allgatherv_init
 ANYMPI_FWD(MPI_Neighbor_allgatherv_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_allgatherv
-ANYMPI_PERSISTENT(MPI_Neighbor_allgatherv_init, MPI_Ineighbor_allgatherv, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Neighbor_allgatherv_init, MPI_Ineighbor_allgatherv, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(displs), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_allgatherv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1046,16 +1046,16 @@ ANYMPI_UNSUPPORTED(MPI_Neighbor_alltoall_c, errh_of(comm), "not provided by this
 #if ANYMPI_HAVE_MPI_Neighbor_alltoall_init
 ANYMPI_FWD(MPI_Neighbor_alltoall_init, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoall
-ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init, MPI_Ineighbor_alltoall, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init, MPI_Ineighbor_alltoall, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoall_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Neighbor_alltoall_init_c
 ANYMPI_FWD(MPI_Neighbor_alltoall_init_c, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoall_c
-ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init_c, MPI_Ineighbor_alltoall_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init_c, MPI_Ineighbor_alltoall_c, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoall
-ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init_c, MPI_Ineighbor_alltoall, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Neighbor_alltoall_init_c, MPI_Ineighbor_alltoall, c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoall_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1063,7 +1063,7 @@ ANYMPI_FWD(MPI_Neighbor_alltoallv, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdi
 #if ANYMPI_HAVE_MPI_Neighbor_alltoallv_init
 ANYMPI_FWD(MPI_Neighbor_alltoallv_init, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_hin(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_hin(recvtype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ineighbor_alltoallv
-ANYMPI_PERSISTENT(MPI_Neighbor_alltoallv_init, MPI_Ineighbor_alltoallv, errh_of(comm), true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_type_kept(recvtype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Neighbor_alltoallv_init, MPI_Ineighbor_alltoallv, true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(sdispls), c_type_kept(sendtype), c_buf(recvbuf), c_mut(recvcounts), c_mut(rdispls), c_type_kept(recvtype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Neighbor_alltoallv_init, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1135,16 +1135,16 @@ ANYMPI_UNSUPPORTED(MPI_Reduce_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Reduce_init
 ANYMPI_FWD_IF(MPI_Reduce_init, c_in_place_root("MPI_Reduce_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_PERSISTENT_IF(MPI_Reduce_init, c_in_place_root_at_init("MPI_Reduce_init", "sendbuf", sendbuf, root, comm), MPI_Ireduce, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Reduce_init, c_in_place_root_at_init("MPI_Reduce_init", "sendbuf", sendbuf, root, comm), MPI_Ireduce, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init_c
 ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_c
-ANYMPI_PERSISTENT_IF(MPI_Reduce_init_c, c_in_place_root_at_init("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), MPI_Ireduce_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Reduce_init_c, c_in_place_root_at_init("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), MPI_Ireduce_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_PERSISTENT_IF(MPI_Reduce_init_c, c_in_place_root_at_init("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), chunked_nb<MPI_Ireduce>{}, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Reduce_init_c, c_in_place_root_at_init("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), chunked_nb<MPI_Ireduce>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1161,14 +1161,14 @@ ANYMPI_FWD(MPI_Reduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount,
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_init
 ANYMPI_FWD(MPI_Reduce_scatter_block_init, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block
-ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init, MPI_Ireduce_scatter_block, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init, MPI_Ireduce_scatter_block, true, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_block_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_init
 ANYMPI_FWD(MPI_Reduce_scatter_init, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter
-ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, MPI_Ireduce_scatter, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, MPI_Ireduce_scatter, true, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1224,16 +1224,16 @@ ANYMPI_UNSUPPORTED(MPI_Scan_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Scan_init
 ANYMPI_FWD(MPI_Scan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscan
-ANYMPI_PERSISTENT(MPI_Scan_init, MPI_Iscan, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Scan_init, MPI_Iscan, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Scan_init_c
 ANYMPI_FWD(MPI_Scan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscan_c
-ANYMPI_PERSISTENT(MPI_Scan_init_c, MPI_Iscan_c, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Scan_init_c, MPI_Iscan_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iscan
-ANYMPI_PERSISTENT(MPI_Scan_init_c, chunked_nb<MPI_Iscan>{}, errh_of(comm), true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Scan_init_c, chunked_nb<MPI_Iscan>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1248,16 +1248,16 @@ ANYMPI_UNSUPPORTED(MPI_Scatter_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Scatter_init
 ANYMPI_FWD_IF(MPI_Scatter_init, c_in_place_root("MPI_Scatter_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscatter
-ANYMPI_PERSISTENT_IF(MPI_Scatter_init, c_in_place_root_at_init("MPI_Scatter_init", "recvbuf", recvbuf, root, comm), MPI_Iscatter, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Scatter_init, c_in_place_root_at_init("MPI_Scatter_init", "recvbuf", recvbuf, root, comm), MPI_Iscatter, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Scatter_init_c
 ANYMPI_FWD_IF(MPI_Scatter_init_c, c_in_place_root("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscatter_c
-ANYMPI_PERSISTENT_IF(MPI_Scatter_init_c, c_in_place_root_at_init("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), MPI_Iscatter_c, errh_of(comm), true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Scatter_init_c, c_in_place_root_at_init("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), MPI_Iscatter_c, true, (c_buf(sendbuf), sendcount, c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iscatter
-ANYMPI_PERSISTENT_IF(MPI_Scatter_init_c, c_in_place_root_at_init("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), MPI_Iscatter, errh_of(comm), c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Scatter_init_c, c_in_place_root_at_init("MPI_Scatter_init_c", "recvbuf", recvbuf, root, comm), MPI_Iscatter, c_fits_int(sendcount) && c_fits_int(recvcount), (c_buf(sendbuf), int(sendcount), c_type_kept(sendtype), c_buf(recvbuf), int(recvcount), c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatter_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1265,7 +1265,7 @@ ANYMPI_FWD_IF(MPI_Scatterv, c_in_place_root("MPI_Scatterv", "recvbuf", recvbuf, 
 #if ANYMPI_HAVE_MPI_Scatterv_init
 ANYMPI_FWD_IF(MPI_Scatterv_init, c_in_place_root("MPI_Scatterv_init", "recvbuf", recvbuf, root, comm), (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscatterv
-ANYMPI_PERSISTENT_IF(MPI_Scatterv_init, c_in_place_root_at_init("MPI_Scatterv_init", "recvbuf", recvbuf, root, comm), MPI_Iscatterv, errh_of(comm), true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT_IF(MPI_Scatterv_init, c_in_place_root_at_init("MPI_Scatterv_init", "recvbuf", recvbuf, root, comm), MPI_Iscatterv, true, (c_buf(sendbuf), c_mut(sendcounts), c_mut(displs), c_type_kept(sendtype), c_buf(recvbuf), recvcount, c_type_kept(recvtype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scatterv_init, errh_of(comm), "not provided by this MPI", request)
 #endif

@@ -746,6 +746,27 @@ def unsupported_line(f, reason):
 CHUNKED_REDUCTIONS = ("Allreduce", "Reduce", "Scan", "Exscan")
 
 
+def persistent_checks(f):
+    """What MPI_X_init checks of its arguments (init_checks, requests.hpp), as the MPI checks the
+    nonblocking call's where it is made: the root; a reduction's or broadcast's count, datatype
+    and op (significant at every process); MPI_IN_PLACE at the root only."""
+    names = [p.name for p in f.params]
+    chain = f'init_checks("{f.name}", comm)'
+    for p in f.params:
+        if p.name in ("count", "recvcount") and "datatype" in names and not p.array:
+            chain += f'.count({p.name}, "{p.name}")'
+        elif p.name == "datatype":
+            chain += '.type(datatype, "datatype")'
+        elif p.name == "op":
+            chain += ".op(op)"
+    if "root" in names:
+        chain += ".root(root)"
+    if f.name in IN_PLACE_ROOT:  # refused at init, as a native init would; the nonblocking call is later
+        buf = IN_PLACE_ROOT[f.name]
+        chain += f'.in_place_root({buf}, "{buf}", root)'
+    return chain
+
+
 def persistent_lines(f, byname, cls):
     """For a persistent collective MPI_X_init[_c] that an MPI may lack: [(needed native function,
     line)] that emulate it with anympi's own request, which MPI_Start starts as the nonblocking
@@ -779,11 +800,7 @@ def persistent_lines(f, byname, cls):
             checks = [f"c_fits_int({q.name})" for q in f.params[:-2] if base(q.ctype) == "MPI_Count"]
             args = [f"int({q.name})" if base(q.ctype) == "MPI_Count" else a for q, a in zip(f.params[:-2], kept)]
             fits = " && ".join(checks) or "true"
-        line = f"ANYMPI_PERSISTENT({f.name}, {nb_call}, {fits}, ({', '.join(args)}))"
-        if f.name in IN_PLACE_ROOT:  # refused at init, as a native init would; the nonblocking call is later
-            buf = IN_PLACE_ROOT[f.name]
-            line = (f"ANYMPI_PERSISTENT_IF({f.name}, c_in_place_root_at_init(\"{f.name}\", \"{buf}\", {buf}, root, comm), "
-                    + line.split("(", 1)[1].split(", ", 1)[1])
+        line = f"ANYMPI_PERSISTENT({f.name}, {persistent_checks(f)}, {nb_call}, {fits}, ({', '.join(args)}))"
         out.append((nb.name, line))
     return out or None
 
@@ -792,7 +809,7 @@ def gen_backend(funcs, cls, haves, narrow, persistent):
     L = [f"// backend.gen.cpp -- one line per function. {HEADER_NOTE}",
          "// ANYMPI_FWD(name, native arguments): convert, call the native MPI, convert the result back.",
          "// ANYMPI_UNSUPPORTED(name, object): MPI_ERR_UNSUPPORTED_OPERATION through object's error handler.",
-         "// ANYMPI_PERSISTENT(name, nonblocking, ...): anympi's persistent request (requests.hpp) where the MPI lacks name.",
+         "// ANYMPI_PERSISTENT(name, checks, nonblocking, ...): anympi's persistent request (requests.hpp) where the MPI lacks name.",
          "// ANYMPI_FWD_AS(name, ...): fwd_name, the forward that the hand-written (extended) name calls.",
          "// ANYMPI_WIDE / ANYMPI_CHUNKED(name, int form, ...): a _c function where the MPI lacks it (large_counts.hpp).",
          "// ANYMPI_FILE_DATA(name, ...): a data access, converted where the view uses a registered representation (datarep.hpp).",

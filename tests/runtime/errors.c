@@ -61,6 +61,37 @@ static void test_errors_return(void)
     expect_class(MPI_Precv_init(buf, 1, 1, MPI_INT, size + 3, 0, c, MPI_INFO_NULL, &part), MPI_ERR_RANK,
                  "partitioned receive from rank size + 3", __LINE__);
 #endif
+    /* A buffered send's arguments are checked before any buffer (none is attached here), and
+     * MPI_Bsend_init's at init, as natively (anympi's own buffered sends answered
+     * MPI_ERR_BUFFER, and MPI_Bsend_init success). */
+    MPI_Request bs = MPI_REQUEST_NULL;
+    expect_class(MPI_Bsend(buf, 1, MPI_INT, size, 0, c), MPI_ERR_RANK, "bsend to rank size", __LINE__);
+    expect_class(MPI_Ibsend(buf, 1, MPI_INT, -5, 0, c, &bs), MPI_ERR_RANK, "ibsend to rank -5", __LINE__);
+    expect_class(MPI_Bsend_init(buf, 1, MPI_INT, size, 0, c, &bs), MPI_ERR_RANK, "bsend_init to rank size", __LINE__);
+    expect_class(MPI_Bsend_init(buf, 1, MPI_INT, rank, -3, c, &bs), MPI_ERR_TAG, "bsend_init with tag -3", __LINE__);
+    expect_class(MPI_Bsend_init(buf, 1, MPI_DATATYPE_NULL, rank, 0, c, &bs), MPI_ERR_TYPE,
+                 "bsend_init of MPI_DATATYPE_NULL", __LINE__);
+    CHECK_HANDLE(bs, MPI_REQUEST_NULL);
+#if MPI_VERSION >= 4
+    /* A persistent collective's root and op are checked at init, as MPICH natively checks them
+     * (anympi's own checked them only at MPI_Start). */
+    MPI_Request pc = MPI_REQUEST_NULL;
+    expect_class(MPI_Bcast_init(buf, 1, MPI_INT, size, c, MPI_INFO_NULL, &pc), MPI_ERR_ROOT, "bcast_init root size",
+                 __LINE__);
+    expect_class(MPI_Reduce_init(buf, buf + 2, 1, MPI_INT, MPI_SUM, -7, c, MPI_INFO_NULL, &pc), MPI_ERR_ROOT,
+                 "reduce_init root -7", __LINE__);
+    expect_class(MPI_Gather_init(buf, 1, MPI_INT, buf + 1, 1, MPI_INT, size + 2, c, MPI_INFO_NULL, &pc), MPI_ERR_ROOT,
+                 "gather_init root size + 2", __LINE__);
+    expect_class(MPI_Allreduce_init(buf, buf + 2, 1, MPI_INT, MPI_OP_NULL, c, MPI_INFO_NULL, &pc), MPI_ERR_OP,
+                 "allreduce_init MPI_OP_NULL", __LINE__);
+    if (CHECK_OVER_ABI) { /* MPICH 4.0.2 natively answers MPI_ERR_OTHER and MPI_ERR_OP for these */
+        expect_class(MPI_Allreduce_init(buf, buf + 2, -1, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &pc), MPI_ERR_COUNT,
+                     "allreduce_init count -1", __LINE__);
+        expect_class(MPI_Scan_init(buf, buf + 2, 1, MPI_DATATYPE_NULL, MPI_SUM, c, MPI_INFO_NULL, &pc), MPI_ERR_TYPE,
+                     "scan_init of MPI_DATATYPE_NULL", __LINE__);
+    }
+    CHECK_HANDLE(pc, MPI_REQUEST_NULL);
+#endif
     expect_class(MPI_Send(buf, 1, MPI_INT, rank, -3, c), MPI_ERR_TAG, "send with tag -3",
                  __LINE__);
     expect_class(MPI_Send(buf, -1, MPI_INT, rank, 0, c), MPI_ERR_COUNT, "send count -1",

@@ -293,6 +293,16 @@ int iflush(owner who, abi_Request *request, errh_obj o, const char *fn)
     return 0;
 }
 
+// The MPI's own checks of a send's arguments (rank, tag, count, datatype, communicator), which
+// a buffered send makes natively before it looks at any buffer: a persistent send made and
+// freed, never started. 0 or the ABI error class, raised by the MPI through the handler.
+int send_arguments(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm c)
+{
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (int rc = MPI_Send_init(c_buf(buf), count, t, dest, tag, c, &r)) return err_out(rc);
+    return err_out(MPI_Request_free(&r));
+}
+
 // One buffered send: packed into the communicator's buffer, else its session's, else the
 // process's, and sent from there.  0 or the ABI error class, raised through the communicator's
 // handler.
@@ -319,7 +329,10 @@ int buffered_send(const void *buf, abi_Count count, abi_Datatype datatype, int d
         if (const uintptr_t s = session_of(c))
             if (auto it = session_buffers.find(s); it != session_buffers.end()) b = it->second.get();
     if (!b) b = process_buffer.get();
+    // Without room, an erroneous argument is the error, as natively (the MPI checks them first).
+    auto argument_error = [&] { return send_arguments(buf, w.count(0), w.type(0), rank_in(dest), tag_in(tag), c); };
     if (!b) {
+        if (int abi = argument_error()) return abi;
         std::snprintf(msg, sizeof msg,
                       "%s: no buffer is attached (MPI_Buffer_attach, MPI_Comm_attach_buffer or, for a communicator "
                       "derived from a session, MPI_Session_attach_buffer) for a message of %d bytes",
@@ -330,6 +343,7 @@ int buffered_send(const void *buf, abi_Count count, abi_Datatype datatype, int d
     if (!b->place(size_t(need), m)) {
         b->settle();
         if (!b->place(size_t(need), m)) {
+            if (int abi = argument_error()) return abi;
             size_t used = 0;
             for (const auto &k : b->messages) used += k.size;
             std::snprintf(msg, sizeof msg,
@@ -401,6 +415,9 @@ int bsend_init(const void *buf, abi_Count count, abi_Datatype datatype, int dest
     if (!request || count < 0)
         return bad_argument(errh_of(comm), request ? ABI_ERR_COUNT : ABI_ERR_ARG, fn,
                             request ? "count is negative" : "request is NULL");
+    wide_pairs w(count, to_native(datatype));
+    if (w.err) return err_out(w.err);
+    if (int abi = send_arguments(buf, w.count(0), w.type(0), rank_in(dest), tag_in(tag), to_native(comm))) return abi;
     *request = adopt(std::make_unique<buffered_request>(true, buf, count, datatype, dest, tag, comm));
     return 0;
 }

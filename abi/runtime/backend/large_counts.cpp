@@ -491,7 +491,7 @@ ANYMPI_MANUAL(MPI_Ialltoallv_c, fallback, "where the _c form is missing: a reque
 ANYMPI_MANUAL(MPI_Gatherv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Igatherv_c, or where that is missing one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
 {
     (void)info;  // hints only
-    if (const int e = c_in_place_root_at_init("MPI_Gatherv_init_c", "sendbuf", sendbuf, root, comm)) return e;
+    if (const int e = init_checks("MPI_Gatherv_init_c", comm).root(root).in_place_root(sendbuf, "sendbuf", root)) return e;
     ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Igatherv_c
     return persistent_init(request, o_, "MPI_Gatherv_init_c", true, MPI_Igatherv_c, c_buf(sendbuf), sendcount,
@@ -506,7 +506,7 @@ ANYMPI_MANUAL(MPI_Gatherv_init_c, fallback, "anympi's persistent request: MPI_St
 ANYMPI_MANUAL(MPI_Scatterv_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Iscatterv_c, or where that is missing one MPI_Ialltoallw whose per-peer datatypes hold counts and displacements past int (large_counts.cpp)")
 {
     (void)info;
-    if (const int e = c_in_place_root_at_init("MPI_Scatterv_init_c", "recvbuf", recvbuf, root, comm)) return e;
+    if (const int e = init_checks("MPI_Scatterv_init_c", comm).root(root).in_place_root(recvbuf, "recvbuf", root)) return e;
     ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Iscatterv_c
     return persistent_init(request, o_, "MPI_Scatterv_init_c", true, MPI_Iscatterv_c, c_buf(sendbuf),
@@ -919,11 +919,15 @@ ANYMPI_MANUAL(MPI_Reduce_scatter_block_init_c, fallback, "anympi's persistent re
     return err_out(MPI_Reduce_scatter_block_init_c(c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype),
                                                    c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)));
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
+    if (const int e = init_checks("MPI_Reduce_scatter_block_init_c", comm).count(recvcount, "recvcount").type(datatype, "datatype").op(op))
+        return e;
     ANYMPI_COLL_COMM
     return persistent_init(request, o_, "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block_c,
                            c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype),
                            c_hin(comm));
 #else
+    if (const int e = init_checks("MPI_Reduce_scatter_block_init_c", comm).count(recvcount, "recvcount").type(datatype, "datatype").op(op))
+        return e;
     ANYMPI_COLL_COMM
     if (c_fits_int(recvcount))
         return persistent_init(request, o_, "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block,
@@ -946,6 +950,7 @@ ANYMPI_MANUAL(MPI_Ireduce_scatter_c, fallback, "where the _c form is missing: a 
 ANYMPI_MANUAL(MPI_Reduce_scatter_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ireduce_scatter_c, or where that is missing MPI_Ireduce_scatter while every count fits in int, else one MPI_Ireduce per process and 2^30 elements of its block (large_counts.cpp)")
 {
     (void)info;
+    if (const int e = init_checks("MPI_Reduce_scatter_init_c", comm).type(datatype, "datatype").op(op)) return e;
     ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Ireduce_scatter_c
     return persistent_init(request, o_, "MPI_Reduce_scatter_init_c", true, MPI_Ireduce_scatter_c, c_buf(sendbuf),

@@ -299,6 +299,55 @@ int emulated_cancel(abi_Request *request)
     return 0;
 }
 
+init_checks::init_checks(const char *fn_, abi_Comm comm_) : fn(fn_), comm(comm_)
+{
+    const MPI_Comm c = to_native(comm);
+    if (c == MPI_COMM_NULL) return;  // raised by the duplication that follows
+    rc = MPI_Comm_test_inter(c, &inter);  // raises what is wrong with comm
+    if (rc == MPI_SUCCESS) rc = inter ? MPI_Comm_remote_size(c, &size) : MPI_Comm_size(c, &size);
+    rc = err_out(rc);
+}
+init_checks &init_checks::count(abi_Count n, const char *name)
+{
+    if (rc || inter || n >= 0) return *this;
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s: %s is negative (%lld)", fn, name, static_cast<long long>(n));
+    rc = raise_error(errh_of(comm), ABI_ERR_COUNT, msg);
+    return *this;
+}
+init_checks &init_checks::type(abi_Datatype t, const char *name)
+{
+    if (rc || inter || bits(t) != ABI_DATATYPE_NULL) return *this;
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s: %s is MPI_DATATYPE_NULL", fn, name);
+    rc = raise_error(errh_of(comm), ABI_ERR_TYPE, msg);
+    return *this;
+}
+init_checks &init_checks::op(abi_Op o)
+{
+    if (rc || inter || bits(o) != ABI_OP_NULL) return *this;
+    char msg[200];
+    std::snprintf(msg, sizeof msg, "%s: op is MPI_OP_NULL", fn);
+    rc = raise_error(errh_of(comm), ABI_ERR_OP, msg);
+    return *this;
+}
+// On an intracommunicator a rank of it; on an intercommunicator MPI_ROOT, MPI_PROC_NULL or a
+// rank of the remote group.
+init_checks &init_checks::root(int r)
+{
+    if (rc || size == 0 || (r >= 0 && r < size) || (inter && (r == ABI_ROOT || r == ABI_PROC_NULL))) return *this;
+    char msg[240];
+    std::snprintf(msg, sizeof msg, "%s: root %d is not %s (%d processes)", fn, r,
+                  inter ? "MPI_ROOT, MPI_PROC_NULL or a rank of the remote group" : "a rank of the communicator", size);
+    rc = raise_error(errh_of(comm), ABI_ERR_ROOT, msg);
+    return *this;
+}
+init_checks &init_checks::in_place_root(const void *buf, const char *name, int r)
+{
+    if (!rc) rc = c_in_place_root_at_init(fn, name, buf, r, comm);
+    return *this;
+}
+
 // ---------------------------------------------------------------- arrays
 namespace {
 // After a completion of requests, some failed: MPI_ERR_IN_STATUS (both MPIs return it also

@@ -153,6 +153,22 @@ struct coll_comm {
     coll_comm &operator=(const coll_comm &) = delete;
 };
 MPI_Comm take_coll_comm();  // this thread's coll_comm's duplicate (MPI_COMM_NULL if none)
+// A persistent collective's arguments, checked at init as the MPI checks the nonblocking
+// collective's when it is called (anympi calls that only at MPI_Start): the first error is
+// raised through the communicator's handler, and the chain converts to it (0: none).  Counts,
+// datatypes and op only on an intracommunicator, where every process's are significant.
+struct init_checks {
+    const char *fn;
+    abi_Comm comm;
+    int rc = 0, size = 0, inter = 0;
+    init_checks(const char *fn, abi_Comm comm);
+    init_checks &count(abi_Count n, const char *name);
+    init_checks &type(abi_Datatype t, const char *name);
+    init_checks &op(abi_Op o);
+    init_checks &root(int root);
+    init_checks &in_place_root(const void *buf, const char *name, int root);
+    operator int() const { return rc; }
+};
 void free_coll_comm(MPI_Comm &c);
 // Whether a partitioned receive of anympi's waits for its setup (partitioned.cpp): completion
 // calls then look at anympi's requests in turn instead of waiting on one.
@@ -283,8 +299,9 @@ int persistent_init(abi_Request *request, errh_obj o, const char *fn, bool fits,
     const ::anympi::backend::errh_obj o_ = ::anympi::backend::errh_of(comm);                      \
     ::anympi::backend::coll_comm own_(comm);                                                       \
     if (own_.rc) return ::anympi::backend::err_out(own_.rc);
-// Every persistent collective's init: its errors go through the program's communicator.
-#define ANYMPI_PERSISTENT_IF(name, check, nb, fits, args)                                          \
+// Every persistent collective's init: its arguments checked (init_checks), its errors through
+// the program's communicator.
+#define ANYMPI_PERSISTENT(name, check, nb, fits, args)                                             \
     ANYMPI_SIG_##name                                                                              \
     {                                                                                              \
         (void)info; /* hints only */                                                               \
@@ -292,4 +309,3 @@ int persistent_init(abi_Request *request, errh_obj o, const char *fn, bool fits,
         ANYMPI_COLL_COMM                                                                           \
         return ::anympi::backend::persistent_init(request, o_, #name, fits, nb, ANYMPI_UNPAREN args); \
     }
-#define ANYMPI_PERSISTENT(name, nb, fits, args) ANYMPI_PERSISTENT_IF(name, 0, nb, fits, args)

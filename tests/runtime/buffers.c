@@ -81,6 +81,32 @@ static void test_process_buffer(void)
         expect_pairs(got, prev * 10 + round % 10, &st, __LINE__);
     }
     MPI_OK(MPI_Request_free(&r));
+    /* From MPI_BOTTOM, the data described by absolute addresses: anympi packs a buffered
+     * message, and MPICH 4.0.2's MPI_Pack refuses MPI_BOTTOM (MPI_ERR_ARG under anympi). */
+    int lo[2], hi[2];
+    MPI_Aint at[2];
+    MPI_OK(MPI_Get_address(&lo[1], &at[0]));
+    MPI_OK(MPI_Get_address(&hi[0], &at[1]));
+    int ones[2] = {1, 1};
+    MPI_Datatype ints[2] = {MPI_INT, MPI_INT}, absolute;
+    MPI_OK(MPI_Type_create_struct(2, ones, at, ints, &absolute));
+    MPI_OK(MPI_Type_commit(&absolute));
+    for (int k = 0; k < 3; ++k) {
+        lo[1] = rank * 100 + k, hi[0] = rank * 100 + 50 + k;
+        if (k == 0) MPI_OK(MPI_Bsend(MPI_BOTTOM, 1, absolute, next, 30, MPI_COMM_WORLD));
+        if (k == 1) MPI_OK(MPI_Ibsend(MPI_BOTTOM, 1, absolute, next, 30, MPI_COMM_WORLD, &r));
+        if (k == 2) {
+            MPI_OK(MPI_Bsend_init(MPI_BOTTOM, 1, absolute, next, 30, MPI_COMM_WORLD, &r));
+            MPI_OK(MPI_Start(&r));
+        }
+        if (k > 0) MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        if (k == 2) MPI_OK(MPI_Request_free(&r));
+        int two[2] = {-1, -1};
+        MPI_OK(MPI_Recv(two, 2, MPI_INT, prev, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_EQ(two[0], prev * 100 + k);
+        CHECK_EQ(two[1], prev * 100 + 50 + k);
+    }
+    MPI_OK(MPI_Type_free(&absolute));
     void *back = NULL;
     int back_size = -1;
     MPI_OK(MPI_Buffer_detach(&back, &back_size));

@@ -473,6 +473,50 @@ static void sendrecv(void)
 
 #endif
 
+/* First in the program: MPICH 4.0.2 completes a nonblocking receive from MPI_PROC_NULL with
+ * source and tag 0 until a blocking one has run in the process, and anympi's MPI_Isendrecv
+ * over MPICH handed that status on.  And MPI_Isendrecv_replace from MPI_BOTTOM (anympi packs
+ * the data to send; MPICH's MPI_Pack refuses MPI_BOTTOM). */
+static void sendrecv_proc_null_and_bottom(void)
+{
+    int out = rank, in = -1, got = -1;
+    MPI_Request req, from_left;
+    MPI_Status st;
+    for (int replace = 0; replace < 2; ++replace) {
+        if (replace && QUIRK_MPICH_ISENDRECV_REPLACE) break;  /* natively it faults here */
+        st.MPI_SOURCE = st.MPI_TAG = -77;
+        MPI_OK(MPI_Irecv(&got, 1, MPI_INT, left, 47, MPI_COMM_WORLD, &from_left));  /* first: MPICH's send to itself waits for it */
+        if (replace) MPI_OK(MPI_Isendrecv_replace(&out, 1, MPI_INT, right, 47, MPI_PROC_NULL, 47, MPI_COMM_WORLD, &req));
+        else MPI_OK(MPI_Isendrecv(&out, 1, MPI_INT, right, 47, &in, 1, MPI_INT, MPI_PROC_NULL, 47, MPI_COMM_WORLD, &req));
+        MPI_OK(MPI_Wait(&req, &st));
+        MPI_OK(MPI_Wait(&from_left, MPI_STATUS_IGNORE));
+        CHECK_EQ(got, left);
+        CHECK_EQ(in, -1);
+        CHECK_EQ(out, rank);
+        if (!QUIRK_MPICH_ISENDRECV_STATUS) {
+            int count = -1;
+            CHECK_EQ(st.MPI_SOURCE, MPI_PROC_NULL);
+            CHECK_EQ(st.MPI_TAG, MPI_ANY_TAG);
+            MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+            CHECK_EQ(count, 0);
+        }
+    }
+    if (QUIRK_MPICH_ISENDRECV_REPLACE) return;
+    int pair[2] = {rank, -rank};
+    MPI_Aint at[2];
+    MPI_OK(MPI_Get_address(&pair[1], &at[0]));
+    MPI_OK(MPI_Get_address(&pair[0], &at[1]));
+    int ones[2] = {1, 1};
+    MPI_Datatype ints[2] = {MPI_INT, MPI_INT}, absolute;
+    MPI_OK(MPI_Type_create_struct(2, ones, at, ints, &absolute));
+    MPI_OK(MPI_Type_commit(&absolute));
+    MPI_OK(MPI_Isendrecv_replace(MPI_BOTTOM, 1, absolute, right, 48, left, 48, MPI_COMM_WORLD, &req));  /* its receive is first */
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_EQ(pair[0], left);
+    CHECK_EQ(pair[1], -left);
+    MPI_OK(MPI_Type_free(&absolute));
+}
+
 int main(int argc, char **argv)
 {
     check_init(&argc, &argv, "persistent");
@@ -482,6 +526,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     left = (rank + size - 1) % size, right = (rank + 1) % size;
     fresh_each_round = QUIRK_MPICH_PERSISTENT_COLL_RESTART;
+    sendrecv_proc_null_and_bottom();
     started_in_any_order();
     rooted();
     everyone();

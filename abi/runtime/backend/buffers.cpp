@@ -354,7 +354,7 @@ int buffered_send(const void *buf, abi_Count count, abi_Datatype datatype, int d
         }
     }
     int position = 0;
-    int rc = MPI_Pack(c_buf(buf), w.count(0), w.type(0), b->bytes(m), need, &position, c);
+    int rc = pack_from(c_buf(buf), w.count(0), w.type(0), b->bytes(m), need, &position, c);
     if (rc == MPI_SUCCESS)
         rc = MPI_Isend(b->bytes(m), position, MPI_PACKED, rank_in(dest), tag_in(tag), c, &m.send);
     if (rc != MPI_SUCCESS) return err_out(rc);

@@ -229,6 +229,7 @@ template <class A, class Copy, class N> int copy_call(N obj, int kv, void *extra
     if (rc == MPI_SUCCESS && *flag) r->refs.fetch_add(1, std::memory_order_relaxed);  // a new attribute
     return rc;
 }
+thread_local int ignore_delete_errors = 0;  // delete_errors_ignored alive on this thread
 template <class A, class Del, class N> int delete_call(N obj, int kv, void *val, void *extra)
 {
     auto *r = static_cast<keyval_record *>(extra);
@@ -236,6 +237,7 @@ template <class A, class Del, class N> int delete_call(N obj, int kv, void *val,
     if (r->del) {
         abi_scope s_;
         rc = err_in(reinterpret_cast<Del *>(r->del)(to_abi<A>(obj), kv_out(kv), val, r->extra));
+        if (ignore_delete_errors) rc = MPI_SUCCESS;
     }
     if (rc == MPI_SUCCESS) unref(r);  // on failure the MPI keeps the attribute
     return rc;
@@ -258,6 +260,8 @@ int remember(attr_kind k, int rc, int nk, keyval_record *r, int *keyval)
 
 quiet_copies::quiet_copies() { ++quiet_depth; }
 quiet_copies::~quiet_copies() { --quiet_depth; }
+delete_errors_ignored::delete_errors_ignored() { ++ignore_delete_errors; }
+delete_errors_ignored::~delete_errors_ignored() { --ignore_delete_errors; }
 
 int keyval_create(attr_kind k, void *copy, void *del, int *keyval, void *extra)
 {

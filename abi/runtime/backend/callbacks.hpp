@@ -46,6 +46,14 @@ struct quiet_copies {
     quiet_copies(const quiet_copies &) = delete;
     quiet_copies &operator=(const quiet_copies &) = delete;
 };
+// While alive on this thread, a delete callback's error is not passed to the MPI: where anympi
+// frees its own MPI_COMM_SELF at MPI_Finalize (Open MPI), as the native finalize ignores them.
+struct delete_errors_ignored {
+    delete_errors_ignored();
+    ~delete_errors_ignored();
+    delete_errors_ignored(const delete_errors_ignored &) = delete;
+    delete_errors_ignored &operator=(const delete_errors_ignored &) = delete;
+};
 // Around the native set_attr: the new attribute counts (and a replaced one is deleted through
 // the delete callback, which uncounts it).
 struct attr_set_guard {

@@ -620,10 +620,13 @@ ANYMPI_MANUAL(MPI_Group_range_excl, forwarded, "ranges[][3] holds plain ranks: p
     return err_out(MPI_Group_range_excl(to_native(group), n, ranges, c_hout_derived(newgroup, group)));
 }
 
-ANYMPI_MANUAL(MPI_Dist_graph_create, forwarded, "destinations/weights have sum(degrees) entries; weights may be MPI_UNWEIGHTED")
+ANYMPI_MANUAL(MPI_Dist_graph_create, forwarded, "destinations/weights have sum(degrees) entries, ranks that may be MPI_PROC_NULL; weights may be MPI_UNWEIGHTED")
 {
-    return err_out(MPI_Dist_graph_create(to_native(comm_old), n, sources, degrees, destinations, c_weights(weights),
-                                         to_native(info), reorder, c_hout_derived(comm_dist_graph, comm_old)));
+    long edges = 0;  // a negative degree is the MPI's to refuse
+    for (int i = 0; degrees && i < n; ++i) edges += std::max(degrees[i], 0);
+    return err_out(MPI_Dist_graph_create(to_native(comm_old), n, c_ranks_in(sources, n), degrees,
+                                         c_ranks_in(destinations, edges), c_weights(weights), to_native(info), reorder,
+                                         c_hout_derived(comm_dist_graph, comm_old)));
 }
 
 // ---------------------------------------------------------------- outputs written at completion
@@ -1023,6 +1026,20 @@ ANYMPI_MANUAL(MPI_Graph_create, forwarded, "edges has index[nnodes-1] entries (p
     return err_out(MPI_Graph_create(to_native(comm_old), nnodes, c_mut(indx), c_mut(edges), reorder,
                                     c_hout_derived(comm_graph, comm_old)));
 }
+// MPICH 4.0.2 writes every neighbour, past maxneighbors: they are staged, and no more than
+// maxneighbors given back (what the standard writes, and Open MPI does).
+ANYMPI_MANUAL(MPI_Graph_neighbors, forwarded, "neighbors staged for all the node's neighbours (MPICH writes past maxneighbors), at most maxneighbors given back")
+{
+    const MPI_Comm c = to_native(comm);
+    int count = 0;
+    if (int rc = MPI_Graph_neighbors_count(c, rank_in(rank), &count)) return err_out(rc);  // raises what is wrong
+    const long given = neighbors ? std::min(std::max(maxneighbors, 0), count) : 0;
+    ranks_out_proxy out(neighbors, std::max(maxneighbors, count));
+    const int rc = MPI_Graph_neighbors(c, rank_in(rank), maxneighbors, out);
+    out.n = given;  // written back: no more than these
+    return err_out(rc);
+}
+
 ANYMPI_MANUAL(MPI_Graph_map, forwarded, "edges has index[nnodes-1] entries (plain node numbers, passed as they are)")
 {
     return err_out(MPI_Graph_map(to_native(comm), nnodes, c_mut(indx), c_mut(edges), c_rank_out(newrank)));

@@ -202,6 +202,20 @@ void empty_status(MPI_Status *st)
     MPI_Status_set_cancelled(st, 0);
 }
 
+// From MPI_BOTTOM: the same data as one element of a type whose displacement takes away the
+// address of a real buffer (out), packed from there.
+int pack_from(const void *buf, int count, MPI_Datatype t, void *out, int outsize, int *position, MPI_Comm c)
+{
+    if (buf != MPI_BOTTOM || count <= 0) return MPI_Pack(const_cast<void *>(buf), count, t, out, outsize, position, c);
+    MPI_Aint back = -static_cast<MPI_Aint>(reinterpret_cast<uintptr_t>(out));
+    MPI_Datatype shifted = MPI_DATATYPE_NULL;
+    int rc = MPI_Type_create_struct(1, &count, &back, &t, &shifted);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&shifted);
+    if (rc == MPI_SUCCESS) rc = MPI_Pack(out, 1, shifted, out, outsize, position, c);
+    if (shifted != MPI_DATATYPE_NULL) MPI_Type_free(&shifted);
+    return rc;
+}
+
 emulated_request *find_emulated(abi_Request h) { return lookup(h); }
 
 abi_Request adopt(std::unique_ptr<emulated_request> r)
@@ -665,6 +679,18 @@ struct sendrecv final : emulated_request {
     }
 };
 
+// The receive half: none from MPI_PROC_NULL, whose status anympi writes (MPICH 4.0.2 completes
+// a nonblocking receive from it with source and tag 0 until a blocking one has run).
+int post_receive(sendrecv &sr, void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm c)
+{
+    if (source != MPI_PROC_NULL) return MPI_Irecv(buf, count, t, source, tag, c, &sr.recv);
+    empty_status(&sr.recv_status);
+    sr.recv_status.MPI_SOURCE = MPI_PROC_NULL;
+    sr.recv_status.MPI_ERROR = MPI_SUCCESS;
+    sr.recv_done = true;
+    return MPI_SUCCESS;
+}
+
 int start_sendrecv(std::unique_ptr<sendrecv> sr, int rc, abi_Request *request)
 {
     if (rc != MPI_SUCCESS) return err_out(rc);
@@ -686,7 +712,7 @@ ANYMPI_MANUAL(MPI_Isendrecv, fallback, "one request of anympi's over MPI_Irecv a
     if (!request) return raise_error(errh_of(comm), ABI_ERR_ARG, "MPI_Isendrecv: request is NULL");
     auto sr = std::make_unique<sendrecv>();
     const MPI_Comm c = to_native(comm);
-    int rc = MPI_Irecv(recvbuf, recvcount, to_native(recvtype), c_rank_in(source), c_tag_in(recvtag), c, &sr->recv);
+    int rc = post_receive(*sr, recvbuf, recvcount, to_native(recvtype), c_rank_in(source), c_tag_in(recvtag), c);
     if (rc == MPI_SUCCESS)
         rc = MPI_Isend(sendbuf, sendcount, to_native(sendtype), c_rank_in(dest), c_tag_in(sendtag), c, &sr->send);
     return start_sendrecv(std::move(sr), rc, request);
@@ -708,10 +734,9 @@ ANYMPI_MANUAL(MPI_Isendrecv_replace, fallback, "one request of anympi's over MPI
     if (rc == MPI_SUCCESS) {
         sr->packed.reset(new char[size_t(size > 0 ? size : 1)]);
         // a message sent as MPI_PACKED is received by any matching datatype (MPI-4.1 5.2)
-        rc = MPI_Pack(buf, count, t, sr->packed.get(), size, &pos, c);
+        rc = pack_from(buf, count, t, sr->packed.get(), size, &pos, c);
     }
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Irecv(buf, count, t, c_rank_in(source), c_tag_in(recvtag), c, &sr->recv);
+    if (rc == MPI_SUCCESS) rc = post_receive(*sr, buf, count, t, c_rank_in(source), c_tag_in(recvtag), c);
     if (rc == MPI_SUCCESS)
         rc = MPI_Isend(sr->packed.get(), pos, MPI_PACKED, c_rank_in(dest), c_tag_in(sendtag), c, &sr->send);
     return start_sendrecv(std::move(sr), rc, request);

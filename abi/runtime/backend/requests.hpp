@@ -77,6 +77,9 @@ void persistent_freed(abi_Request r);
 abi_Request adopt(std::unique_ptr<emulated_request> r);
 emulated_request *find_emulated(abi_Request h);
 void empty_status(MPI_Status *st);
+// MPI_Pack of a message that anympi sends packed (buffered sends, MPI_Isendrecv_replace), also
+// from MPI_BOTTOM, which MPICH 4.0.2's MPI_Pack refuses: native return code.
+int pack_from(const void *buf, int count, MPI_Datatype t, void *out, int outsize, int *position, MPI_Comm c);
 // Partitioned communication where the MPI lacks it (partitioned.cpp): its private
 // communicator, made once the MPI has started.
 void partitioned_world_init();

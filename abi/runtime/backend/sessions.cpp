@@ -343,9 +343,13 @@ ANYMPI_MANUAL(MPI_Finalize, fallback, "where the MPI lacks sessions, the native 
 #else
     if (world.load() != 1)
         return raise_error(errh_self(), ABI_ERR_OTHER, "MPI_Finalize: the world model is not initialized, or finalized already");
-    // Not under life_mutex: the delete callbacks run now, and may call MPI.
+    // Not under life_mutex: the delete callbacks run now, and may call MPI.  An error one
+    // returns ends nothing: Open MPI's finalize ignores them (its MPI_Comm_free raises them).
     MPI_Comm self = world_self;
-    if (self != MPI_COMM_NULL) MPI_Comm_free(&self);
+    if (self != MPI_COMM_NULL) {
+        delete_errors_ignored ignored;
+        MPI_Comm_free(&self);
+    }
     std::lock_guard<std::mutex> g(life_mutex);
     if (world_self != MPI_COMM_NULL) {
         pre_to_native[ABI_COMM_SELF] = bits(MPI_COMM_SELF);

@@ -83,6 +83,7 @@ ANYMPI_SIG_MPI_Get_hw_resource_info;
 ANYMPI_SIG_MPI_Get_library_version;
 ANYMPI_SIG_MPI_Graph_create;
 ANYMPI_SIG_MPI_Graph_map;
+ANYMPI_SIG_MPI_Graph_neighbors;
 ANYMPI_SIG_MPI_Grequest_start;
 ANYMPI_SIG_MPI_Group_from_session_pset;
 ANYMPI_SIG_MPI_Group_range_excl;
@@ -829,7 +830,6 @@ ANYMPI_FWD(MPI_Get_elements_x, (c_st_in(status), c_hin(datatype), c_i64p(count))
 ANYMPI_FWD(MPI_Get_processor_name, (name, resultlen))
 ANYMPI_UNSUPPORTED(MPI_Get_version, errh_self(), "answered by the front: the ABI's MPI version, valid before init")
 ANYMPI_FWD(MPI_Graph_get, (c_hin(comm), maxindex, maxedges, c_couts<cat::undefined>(indx, maxindex), c_ranks_out(edges, maxedges)))
-ANYMPI_FWD(MPI_Graph_neighbors, (c_hin(comm), c_rank_in(rank), maxneighbors, c_ranks_out(neighbors, maxneighbors)))
 ANYMPI_FWD(MPI_Graph_neighbors_count, (c_hin(comm), c_rank_in(rank), nneighbors))
 ANYMPI_FWD(MPI_Graphdims_get, (c_hin(comm), nnodes, nedges))
 ANYMPI_FWD(MPI_Grequest_complete, (c_hin(request)))

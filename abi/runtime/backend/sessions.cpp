@@ -253,6 +253,32 @@ int from_group_checks(const char *fn, std::initializer_list<abi_Group> groups, c
     return 0;
 }
 
+// anympi makes them on its duplicate of MPI_COMM_WORLD, which reaches no other process: a
+// group holding a spawned or connected one is refused, collectively (every caller gives the same
+// groups), before any communication -- Open MPI faults in MPI_Comm_create_group on it.
+int within_world(const char *fn, std::initializer_list<abi_Group> groups)
+{
+    MPI_Group world = MPI_GROUP_NULL;
+    int rc = MPI_Comm_group(anympi_world, &world), outside = 0;
+    for (abi_Group g : groups) {
+        int n = 0;
+        if (rc == MPI_SUCCESS) rc = MPI_Group_size(to_native(g), &n);
+        std::vector<int> ranks(size_t(n > 0 ? n : 0)), at(ranks.size());
+        for (int i = 0; i < n; ++i) ranks[size_t(i)] = i;
+        if (rc == MPI_SUCCESS && n > 0) rc = MPI_Group_translate_ranks(to_native(g), n, ranks.data(), world, at.data());
+        for (int w : at) outside += rc == MPI_SUCCESS && w == MPI_UNDEFINED;
+    }
+    if (world != MPI_GROUP_NULL) MPI_Group_free(&world);
+    if (rc != MPI_SUCCESS) return native_error(errh_self(), rc, fn);
+    if (!outside) return 0;
+    char msg[300];
+    std::snprintf(msg, sizeof msg,
+                  "%s: %d process%s of the group %s outside MPI_COMM_WORLD (spawned or connected): where the MPI "
+                  "lacks this function, anympi builds it over MPI_COMM_WORLD, which does not reach them",
+                  fn, outside, outside == 1 ? "" : "es", outside == 1 ? "is" : "are");
+    return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION, msg);
+}
+
 // The new communicator gets the caller's error handler and info.
 int finish_new_comm(MPI_Comm c, abi_Info info, abi_Errhandler errhandler, abi_Comm *out, const char *fn)
 {
@@ -656,6 +682,7 @@ ANYMPI_MANUAL(MPI_Comm_create_from_group, fallback, "where the MPI lacks it: MPI
 #else
     static const char fn[] = "MPI_Comm_create_from_group";
     if (int e = from_group_checks(fn, {group}, stringtag, errhandler, newcomm)) return e;
+    if (int e = within_world(fn, {group})) return e;
     MPI_Comm c = MPI_COMM_NULL;
     int rc = MPI_Comm_create_group(anympi_world, to_native(group), tag_of(stringtag, 0), &c);
     if (rc != MPI_SUCCESS) return native_error(errh_self(), rc, fn);
@@ -674,6 +701,7 @@ ANYMPI_MANUAL(MPI_Intercomm_create_from_groups, fallback, "where the MPI lacks i
 #else
     static const char fn[] = "MPI_Intercomm_create_from_groups";
     if (int e = from_group_checks(fn, {local_group, remote_group}, stringtag, errhandler, newintercomm)) return e;
+    if (int e = within_world(fn, {local_group, remote_group})) return e;
     // The remote leader as a rank of anympi_world, whose group is MPI_COMM_WORLD's.
     MPI_Group world_group = MPI_GROUP_NULL;
     int leader = MPI_UNDEFINED, size = 0;

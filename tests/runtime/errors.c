@@ -60,6 +60,15 @@ static void test_errors_return(void)
                  "partitioned send to rank size", __LINE__);
     expect_class(MPI_Precv_init(buf, 1, 1, MPI_INT, size + 3, 0, c, MPI_INFO_NULL, &part), MPI_ERR_RANK,
                  "partitioned receive from rank size + 3", __LINE__);
+    /* and its tag and count, with MPICH's classes (anympi's own took tag -7; a negative count
+     * was MPI_ERR_ARG) */
+    expect_class(MPI_Psend_init(buf, 1, 1, MPI_INT, rank, -7, c, MPI_INFO_NULL, &part), MPI_ERR_TAG,
+                 "partitioned send with tag -7", __LINE__);
+    expect_class(MPI_Precv_init(buf, 1, -1, MPI_INT, rank, 0, c, MPI_INFO_NULL, &part), MPI_ERR_COUNT,
+                 "partitioned receive of count -1", __LINE__);
+    if (CHECK_OVER_ABI) /* no wildcard in partitioned communication (MPI-4.1 4.2.2) */
+        expect_class(MPI_Precv_init(buf, 1, 1, MPI_INT, rank, MPI_ANY_TAG, c, MPI_INFO_NULL, &part), MPI_ERR_TAG,
+                     "partitioned receive with MPI_ANY_TAG", __LINE__);
 #endif
     /* A buffered send's arguments are checked before any buffer (none is attached here), and
      * MPI_Bsend_init's at init, as natively (anympi's own buffered sends answered

@@ -517,6 +517,34 @@ static void sendrecv_proc_null_and_bottom(void)
     MPI_OK(MPI_Type_free(&absolute));
 }
 
+/* An integer handle for every request, as a Fortran layer needs: anympi's own had none
+ * (MPI_Request_toint raised MPI_ERR_REQUEST).  Natively MPICH's MPI_Request_c2f/f2c. */
+#if CHECK_OVER_ABI
+#define REQUEST_TO_INT(r) MPI_Request_toint(r)
+#define REQUEST_FROM_INT(i) MPI_Request_fromint(i)
+#else
+#define REQUEST_TO_INT(r) ((int)MPI_Request_c2f(r))
+#define REQUEST_FROM_INT(i) MPI_Request_f2c(i)
+#endif
+static void integer_handles(void)
+{
+    int x = rank, y = -1, v = rank == 0 ? 42 : -1;
+    MPI_Request r[2];
+    MPI_OK(MPI_Bcast_init(&v, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+    MPI_OK(MPI_Isendrecv(&x, 1, MPI_INT, right, 49, &y, 1, MPI_INT, left, 49, MPI_COMM_WORLD, &r[1]));
+    const int i0 = REQUEST_TO_INT(r[0]), i1 = REQUEST_TO_INT(r[1]);
+    CHECK(i0 != i1);
+    CHECK_EQ(REQUEST_TO_INT(r[0]), i0);  /* asked again: the same */
+    MPI_Request back[2] = {REQUEST_FROM_INT(i0), REQUEST_FROM_INT(i1)};
+    CHECK(back[0] == r[0] && back[1] == r[1]);
+    MPI_OK(MPI_Wait(&back[1], MPI_STATUS_IGNORE));  /* completed through the handle made from its integer */
+    CHECK_EQ(y, left);
+    MPI_OK(MPI_Start(&back[0]));
+    MPI_OK(MPI_Wait(&back[0], MPI_STATUS_IGNORE));
+    CHECK_EQ(v, 42);
+    MPI_OK(MPI_Request_free(&back[0]));
+}
+
 int main(int argc, char **argv)
 {
     check_init(&argc, &argv, "persistent");
@@ -527,6 +555,7 @@ int main(int argc, char **argv)
     left = (rank + size - 1) % size, right = (rank + 1) % size;
     fresh_each_round = QUIRK_MPICH_PERSISTENT_COLL_RESTART;
     sendrecv_proc_null_and_bottom();
+    integer_handles();
     started_in_any_order();
     rooted();
     everyone();

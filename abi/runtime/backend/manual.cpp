@@ -960,17 +960,16 @@ ANYMPI_MANUAL(MPI_Errhandler_toint, emulated, "predefined: ABI value; others: th
 { return toint(errhandler, [](MPI_Errhandler n) { return int(MPI_Errhandler_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Errhandler_fromint, emulated, "inverse of MPI_Errhandler_toint")
 { return fromint<abi_Errhandler>(errhandler, [](int i) { return MPI_Errhandler_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Request_toint, emulated, "predefined: ABI value; others: the native Fortran handle (none for anympi's own requests)")
+ANYMPI_MANUAL(MPI_Request_toint, emulated, "predefined: ABI value; others: the native Fortran handle (anympi's own requests: a number of anympi's)")
 {
-    if (any_emulated() && is_emulated(request)) {
-        raise_error(errh_self(), ABI_ERR_REQUEST,
-                    "MPI_Request_toint: the request is one of anympi's own (an MPI-4 operation the MPI underneath lacks), which has no integer handle");
-        return 0;
-    }
+    if (any_emulated() && is_emulated(request)) return emulated_toint(request);
     return toint(request, [](MPI_Request n) { return int(MPI_Request_c2f(n)); });
 }
 ANYMPI_MANUAL(MPI_Request_fromint, emulated, "inverse of MPI_Request_toint")
-{ return fromint<abi_Request>(request, [](int i) { return MPI_Request_f2c(i); }); }
+{
+    if (request >= own_request_ints && request < own_request_ints + 0x10000000) return emulated_fromint(request);
+    return fromint<abi_Request>(request, [](int i) { return MPI_Request_f2c(i); });
+}
 ANYMPI_MANUAL(MPI_Message_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
 { return toint(message, [](MPI_Message n) { return int(MPI_Message_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Message_fromint, emulated, "inverse of MPI_Message_toint")

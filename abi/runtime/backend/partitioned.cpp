@@ -390,14 +390,23 @@ int check_peer(const char *fn, const char *arg, abi_Comm comm, int peer)
                   inter ? "remote " : "", n);
     return raise_error(errh_of(comm), ABI_ERR_RANK, msg);
 }
-int check_init_args(const char *fn, abi_Comm comm, int partitions, long long count, abi_Request *request)
+// The classes MPICH's own gives: MPI_ERR_COUNT, MPI_ERR_TAG (no MPI_ANY_TAG here), MPI_ERR_ARG.
+int check_init_args(const char *fn, abi_Comm comm, int partitions, long long count, int tag, abi_Request *request)
 {
-    char msg[200];
-    const char *what = !request ? "request is NULL" : partitions < 0 ? "partitions is negative"
-                     : count < 0 ? "count is negative" : part_comm == MPI_COMM_NULL ? "MPI is not initialized" : nullptr;
-    if (!what) return 0;
-    std::snprintf(msg, sizeof msg, "%s: %s", fn, what);
-    return raise_error(errh_of(comm), part_comm == MPI_COMM_NULL ? ABI_ERR_OTHER : ABI_ERR_ARG, msg);
+    struct { bool bad; int cls; const char *what; } const checks[] = {
+        {part_comm == MPI_COMM_NULL, ABI_ERR_OTHER, "MPI is not initialized"},
+        {!request, ABI_ERR_ARG, "request is NULL"},
+        {partitions < 0, ABI_ERR_ARG, "partitions is negative"},
+        {count < 0, ABI_ERR_COUNT, "count is negative"},
+        {tag < 0 || tag > tag_ub, ABI_ERR_TAG, "tag is not between 0 and MPI_TAG_UB (MPI_ANY_TAG is not allowed)"},
+    };
+    for (const auto &c : checks)
+        if (c.bad) {
+            char msg[240];
+            std::snprintf(msg, sizeof msg, "%s: %s", fn, c.what);
+            return raise_error(errh_of(comm), c.cls, msg);
+        }
+    return 0;
 }
 }  // namespace
 
@@ -433,7 +442,7 @@ ANYMPI_MANUAL(MPI_Psend_init, fallback, "anympi's own request over persistent se
                                   to_native(comm), to_native(info), c_hout_persistent(request)));
 #else
     (void)info;
-    if (int e = check_init_args("MPI_Psend_init", comm, partitions, count, request)) return e;
+    if (int e = check_init_args("MPI_Psend_init", comm, partitions, count, c_tag_in(tag), request)) return e;
     if (int e = check_peer("MPI_Psend_init", "dest", comm, c_rank_in(dest))) return e;
     const MPI_Comm c = to_native(comm);
     auto op = std::make_unique<psend>(partitions);
@@ -473,7 +482,7 @@ ANYMPI_MANUAL(MPI_Precv_init, fallback, "anympi's own request over persistent re
                                   to_native(comm), to_native(info), c_hout_persistent(request)));
 #else
     (void)info;
-    if (int e = check_init_args("MPI_Precv_init", comm, partitions, count, request)) return e;
+    if (int e = check_init_args("MPI_Precv_init", comm, partitions, count, c_tag_in(tag), request)) return e;
     if (int e = check_peer("MPI_Precv_init", "source", comm, c_rank_in(dest))) return e;
     const MPI_Comm c = to_native(comm);
     const int peer = c_rank_in(dest);

@@ -101,6 +101,8 @@ namespace {
 std::mutex registry_mutex;
 std::unordered_set<emulated_request *> live;  // guarded
 std::vector<emulated_request *> zombies;      // freed by the program while active (guarded)
+std::vector<emulated_request *> numbered;     // by MPI_Request_toint number (guarded)
+std::vector<int> free_numbers;                // (guarded)
 
 emulated_request *untag(abi_Request h)
 {
@@ -118,6 +120,10 @@ void release(emulated_request *r)
         std::lock_guard<std::mutex> g(registry_mutex);
         if (live.erase(r)) tracked_alive.fetch_sub(1, std::memory_order_relaxed);
         emulated_alive.store(long(live.size()), std::memory_order_relaxed);
+        if (r->number >= 0) {
+            numbered[size_t(r->number)] = nullptr;
+            free_numbers.push_back(r->number);
+        }
     }
     delete r;
 }
@@ -217,6 +223,31 @@ int pack_from(const void *buf, int count, MPI_Datatype t, void *out, int outsize
 }
 
 emulated_request *find_emulated(abi_Request h) { return lookup(h); }
+
+int emulated_toint(abi_Request h)
+{
+    emulated_request *r = untag(h);
+    std::lock_guard<std::mutex> g(registry_mutex);
+    if (!live.count(r)) return -1;  // MPI_Request_toint has no error return: no request's number
+    if (r->number < 0) {
+        if (!free_numbers.empty()) {
+            r->number = free_numbers.back();
+            free_numbers.pop_back();
+        } else {
+            r->number = int(numbered.size());
+            numbered.push_back(nullptr);
+        }
+        numbered[size_t(r->number)] = r;
+    }
+    return own_request_ints + r->number;
+}
+abi_Request emulated_fromint(int i)
+{
+    std::lock_guard<std::mutex> g(registry_mutex);
+    const size_t k = size_t(i - own_request_ints);
+    if (k >= numbered.size() || !numbered[k]) return reinterpret_cast<abi_Request>(ABI_REQUEST_NULL);
+    return reinterpret_cast<abi_Request>(reinterpret_cast<uintptr_t>(numbered[k]) | emulated_tag);
+}
 
 abi_Request adopt(std::unique_ptr<emulated_request> r)
 {

@@ -29,6 +29,7 @@ struct emulated_request {
     emulated_request &operator=(const emulated_request &) = delete;
     const bool persistent;
     bool active;
+    int number = -1;  // its MPI_Request_toint, once asked (requests.cpp)
     enum class partitioned_side : uint8_t { none, send, receive } side = partitioned_side::none;  // partitioned.cpp  // a persistent one between MPI_Start and its completion; a nonpersistent one until then
     // The native return code of starting a persistent request.
     virtual int start() { return MPI_ERR_REQUEST; }
@@ -102,6 +103,13 @@ int emulated_get_status(abi_Request request, int *flag, abi_Status *status);
 int emulated_free(abi_Request *request);
 int emulated_start(abi_Request *request);
 int emulated_cancel(abi_Request *request);
+// MPI_Request_toint / fromint of anympi's requests: numbers from own_request_ints up, which no
+// native request's integer handle takes (MPICH's are negative or past 0x40000000, its null
+// handles below 0x30000000; Open MPI's are small table indices); a freed request's number goes
+// to the next request asked for one.
+inline constexpr int own_request_ints = 0x30000000;
+int emulated_toint(abi_Request request);
+abi_Request emulated_fromint(int i);
 int mixed_waitall(int count, abi_Request reqs[], abi_Status statuses[]);
 int mixed_testall(int count, abi_Request reqs[], int *flag, abi_Status statuses[]);
 int mixed_waitany(int count, abi_Request reqs[], int *index, abi_Status *status);

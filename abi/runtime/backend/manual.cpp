@@ -216,34 +216,23 @@ template <class H> int forget_name(H, int, void *value, void *)
 }
 // What differs between the kinds that have names: their native calls, and the keyval of the
 // kind's kept names (made at its first long name).
+template <class H, auto set_name_, auto get_name_, auto set_attr_, auto get_attr_, auto create_keyval_, auto null_copy_>
+struct named_calls {
+    using handle = H;
+    static constexpr auto set_name = set_name_;
+    static constexpr auto get_name = get_name_;
+    static constexpr auto set_attr = set_attr_;
+    static constexpr auto get_attr = get_attr_;
+    static int create_keyval(int *kv) { return create_keyval_(null_copy_, forget_name<H>, kv, nullptr); }
+    static inline int keyval = MPI_KEYVAL_INVALID;
+};
 template <handle_kind K> struct named;
-template <> struct named<k_comm> {
-    using handle = MPI_Comm;
-    static constexpr auto set_name = MPI_Comm_set_name;
-    static constexpr auto get_name = MPI_Comm_get_name;
-    static constexpr auto set_attr = MPI_Comm_set_attr;
-    static constexpr auto get_attr = MPI_Comm_get_attr;
-    static int create_keyval(int *kv) { return MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget_name<MPI_Comm>, kv, nullptr); }
-    static inline int keyval = MPI_KEYVAL_INVALID;
-};
-template <> struct named<k_datatype> {
-    using handle = MPI_Datatype;
-    static constexpr auto set_name = MPI_Type_set_name;
-    static constexpr auto get_name = MPI_Type_get_name;
-    static constexpr auto set_attr = MPI_Type_set_attr;
-    static constexpr auto get_attr = MPI_Type_get_attr;
-    static int create_keyval(int *kv) { return MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, forget_name<MPI_Datatype>, kv, nullptr); }
-    static inline int keyval = MPI_KEYVAL_INVALID;
-};
-template <> struct named<k_win> {
-    using handle = MPI_Win;
-    static constexpr auto set_name = MPI_Win_set_name;
-    static constexpr auto get_name = MPI_Win_get_name;
-    static constexpr auto set_attr = MPI_Win_set_attr;
-    static constexpr auto get_attr = MPI_Win_get_attr;
-    static int create_keyval(int *kv) { return MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, forget_name<MPI_Win>, kv, nullptr); }
-    static inline int keyval = MPI_KEYVAL_INVALID;
-};
+template <> struct named<k_comm> : named_calls<MPI_Comm, MPI_Comm_set_name, MPI_Comm_get_name, MPI_Comm_set_attr,
+                                               MPI_Comm_get_attr, MPI_Comm_create_keyval, MPI_COMM_NULL_COPY_FN> {};
+template <> struct named<k_datatype> : named_calls<MPI_Datatype, MPI_Type_set_name, MPI_Type_get_name, MPI_Type_set_attr,
+                                                   MPI_Type_get_attr, MPI_Type_create_keyval, MPI_TYPE_NULL_COPY_FN> {};
+template <> struct named<k_win> : named_calls<MPI_Win, MPI_Win_set_name, MPI_Win_get_name, MPI_Win_set_attr,
+                                              MPI_Win_get_attr, MPI_Win_create_keyval, MPI_WIN_NULL_COPY_FN> {};
 
 template <handle_kind K> int kept_name(typename named<K>::handle h, std::string **out)
 {

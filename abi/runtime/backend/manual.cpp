@@ -956,7 +956,7 @@ ANYMPI_MANUAL(MPI_Request_toint, emulated, "predefined: ABI value; others: the n
 }
 ANYMPI_MANUAL(MPI_Request_fromint, emulated, "inverse of MPI_Request_toint")
 {
-    if (request >= own_request_ints && request < own_request_ints + 0x10000000) return emulated_fromint(request);
+    if (own_request_int(request)) return emulated_fromint(request);
     return fromint<abi_Request>(request, [](int i) { return MPI_Request_f2c(i); });
 }
 ANYMPI_MANUAL(MPI_Message_toint, emulated, "predefined: ABI value; others: the native Fortran handle")

@@ -108,6 +108,7 @@ int emulated_cancel(abi_Request *request);
 // handles below 0x30000000; Open MPI's are small table indices); a freed request's number goes
 // to the next request asked for one.
 inline constexpr int own_request_ints = 0x30000000;
+inline bool own_request_int(int i) { return i >= own_request_ints && i < 0x40000000; }
 int emulated_toint(abi_Request request);
 abi_Request emulated_fromint(int i);
 int mixed_waitall(int count, abi_Request reqs[], abi_Status statuses[]);

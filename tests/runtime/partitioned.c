@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #if MPI_VERSION >= 4
 static int rank, size, left, right;
@@ -148,6 +149,48 @@ static void order_and_isolation(void)
         MPI_OK(MPI_Request_free(&s[k]));
         MPI_OK(MPI_Request_free(&r[k]));
     }
+}
+
+/* Operations on distinct communicators and tags never cross, however late their receiver inits
+ * them: the sender completes and frees one before it makes the next, and the receiver, later,
+ * inits and starts them in the other order.  (anympi gave the next operation the freed one's data
+ * tag, and the receive started first took the first data.) */
+static void freed_before_next(void)
+{
+    const int peer = rank ^ 1;
+    if (peer >= size) return;  /* no pair here; and a send to itself may wait for its receive */
+    MPI_Comm c[2];
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c[0]));
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c[1]));
+    for (int round = 0; round < 20; ++round) {
+        if (rank % 2 == 0) {
+            for (int k = 0; k < 2; ++k) {
+                int out[2] = {val(round, k, 0), val(round, k, 1)};
+                MPI_Request s;
+                MPI_OK(MPI_Psend_init(out, 2, 1, MPI_INT, peer, 100 + k, c[k], MPI_INFO_NULL, &s));
+                MPI_OK(MPI_Start(&s));
+                MPI_OK(MPI_Pready_range(0, 1, s));
+                MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+                MPI_OK(MPI_Request_free(&s));
+            }
+        } else {
+            int in[2][2] = {{-1, -1}, {-1, -1}};
+            MPI_Request r[2];
+            usleep(20000);  /* so that the sender is most likely done with both */
+            for (int j = 0, k = 1; j < 2; ++j, --k)  /* the later operation made and started first */
+                MPI_OK(MPI_Precv_init(in[k], 2, 1, MPI_INT, peer, 100 + k, c[k], MPI_INFO_NULL, &r[j]));
+            MPI_OK(MPI_Startall(2, r));
+            MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+            for (int k = 0; k < 2; ++k)
+                for (int i = 0; i < 2; ++i)
+                    CHECK_MSG(in[k][i] == val(round, k, i), "round %d: operation %d element %d is %d", round, k, i,
+                              in[k][i]);
+            MPI_OK(MPI_Request_free(&r[0]));
+            MPI_OK(MPI_Request_free(&r[1]));
+        }
+    }
+    MPI_OK(MPI_Comm_free(&c[0]));
+    MPI_OK(MPI_Comm_free(&c[1]));
 }
 
 /* A partition travels once it (and those before it) are ready, not when the whole buffer is:
@@ -350,6 +393,7 @@ int main(int argc, char **argv)
     exchange(1, 5, 1, 5, 2);
     strided();
     order_and_isolation();
+    freed_before_next();
     early();
     send_waited_first(1);
     send_waited_first(65536);

@@ -33,6 +33,7 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <unordered_set>
 #include <vector>
 
 namespace anympi::backend {
@@ -86,25 +87,30 @@ int locate(MPI_Comm comm, int peer, uint64_t *comm_hash, int *world_peer)
 }
 int setup_tag(uint64_t comm_hash, int tag) { return int(mix(comm_hash, uint64_t(uint32_t(tag))) % (setup_tags - 1)); }
 
-// Data tags, one per live send operation of this process (towards any peer).
+// Data tags, one per live send operation of this process (towards any peer), given in turn and
+// used again only when the turn comes round (past MPI_TAG_UB), never while their operation lives.
+// Not at once after a free: the receiver may post an operation's receives long after its sender
+// freed it, so the sender's next operation to that peer would carry the same tag, and the
+// receiver, posting that one's receives first, would take the earlier operation's data (data
+// crossed so between operations on distinct communicators and tags).
 std::mutex tags_mutex;
-std::vector<int> free_data_tags;  // guarded
-int next_data_tag = setup_tags;   // guarded
-int tag_ub = setup_tags;          // the MPI's MPI_TAG_UB (MPICH: 2^28 - 1), read at start
+std::unordered_set<int> live_data_tags;  // guarded
+int next_data_tag = setup_tags;          // guarded
+int tag_ub = setup_tags;                 // the MPI's MPI_TAG_UB (MPICH: 2^28 - 1), read at start
 int take_data_tag()
 {
     std::lock_guard<std::mutex> g(tags_mutex);
-    if (!free_data_tags.empty()) {
-        int t = free_data_tags.back();
-        free_data_tags.pop_back();
-        return t;
+    while (live_data_tags.size() < size_t(tag_ub - setup_tags) + 1) {
+        int t = next_data_tag;
+        next_data_tag = t < tag_ub ? t + 1 : setup_tags;
+        if (live_data_tags.insert(t).second) return t;
     }
-    return next_data_tag < tag_ub ? next_data_tag++ : -1;
+    return -1;
 }
 void give_data_tag(int t)
 {
     std::lock_guard<std::mutex> g(tags_mutex);
-    free_data_tags.push_back(t);
+    live_data_tags.erase(t);
 }
 
 struct partitioned;

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -343,10 +344,10 @@ void release_shadow(const shadow_ptr& p, const MPI_Status* st) {
 // The receive of (count, s) on c completed with *st: fetch and compare the sender's signature.
 // `report`: false when the MPI already failed the receive (truncation...): the shadow is only
 // consumed, so that the next pair stays in step.
-int recv_shadow(const char* fn, MPI_Comm c, std::int64_t count, const type_sig& s, const MPI_Status& st,
-                bool report = true) {
+// cs: c's state when the receive was posted.
+int recv_shadow_in(const char* fn, MPI_Comm c, const comm_state& cs, std::int64_t count, const type_sig& s,
+                   const MPI_Status& st, bool report) {
   if (!g_signatures || st.MPI_SOURCE == MPI_PROC_NULL || st.MPI_SOURCE < 0) return MPI_SUCCESS;
-  const comm_state cs = state_of(c);
   if (cs.shadow == MPI_COMM_NULL) return MPI_SUCCESS;
   int cancelled = 0;
   NX(MPI_Test_cancelled)(&st, &cancelled);
@@ -362,6 +363,11 @@ int recv_shadow(const char* fn, MPI_Comm c, std::int64_t count, const type_sig& 
                "rank " + std::to_string(st.MPI_SOURCE) + " sent " + words(sent) + " with tag " + std::to_string(st.MPI_TAG) +
                    " on " + comm_words(c) + ", rank " + std::to_string(cs.rank) + " posted " + words(posted) + " (" + fn +
                    "): " + why);
+}
+int recv_shadow(const char* fn, MPI_Comm c, std::int64_t count, const type_sig& s, const MPI_Status& st,
+                bool report = true) {
+  if (!g_signatures || st.MPI_SOURCE == MPI_PROC_NULL || st.MPI_SOURCE < 0) return MPI_SUCCESS;
+  return recv_shadow_in(fn, c, state_of(c), count, s, st, report);
 }
 // A blocking receive: its datatype is valid throughout the call.
 int recv_shadow(const char* fn, MPI_Comm c, std::int64_t count, MPI_Datatype t, const MPI_Status& st, bool report = true) {
@@ -386,6 +392,7 @@ struct req_info {
   std::uint64_t seq = 0;  // posting order
   std::shared_ptr<nb_coll> nb;  // coll, pcoll: the signature exchange
   shadow_ptr shadow;            // send, psend: the shadow of the send in progress
+  std::uint64_t comm_gen = 0;   // comm's generation when posted (posted_comm_alive)
 };
 std::unordered_map<MPI_Request, req_info> g_reqs;
 std::unordered_map<MPI_Message, MPI_Comm> g_msgs;  // matched probes: the message's communicator
@@ -395,8 +402,50 @@ void track(MPI_Request r, req_info i) {
   if (r == MPI_REQUEST_NULL) return;
   std::lock_guard<std::recursive_mutex> l(g_mu);
   i.seq = ++g_req_seq;
+  i.comm_gen = generation(hkind::comm, bits(i.comm));
   g_reqs[r] = i;
 }
+// Shadows of communicators freed while receives on them were pending (allowed: MPI-4.1 section
+// 7.4.3), by the freed value and its generation (the MPI may hand the value out again at once):
+// kept until those receives complete and take their shadow messages from them. Freed at once,
+// the checker asked the freed handle at completion (Open MPI faulted, MPICH aborted), and a
+// shadow message to oneself left there kept MPICH's MPI_Finalize waiting.
+struct retired_shadow {
+  comm_state state;
+  int receives;  // pending nonblocking receives that will still take a shadow message from it
+};
+std::map<std::pair<std::uintptr_t, std::uint64_t>, retired_shadow> g_retired;  // guarded by g_mu
+
+// c (generation gen) is being freed: whether its shadow is kept for receives still pending.
+bool retire_shadow(MPI_Comm c, std::uint64_t gen) {
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  int receives = 0;
+  for (auto& [r, i] : g_reqs) receives += i.kind == req_info::recv && i.comm == c && i.comm_gen == gen;
+  auto it = g_comms.find(c);
+  if (!receives || it == g_comms.end()) return false;
+  g_retired[{bits(c), gen}] = {it->second, receives};
+  return true;
+}
+// The state of the communicator receive i was posted on: as registered, or its retired shadow's
+// (then *free_after is that shadow when this receive was the last to need it); false when it has
+// none (a persistent receive outliving the pending ones: not checked).
+bool posted_state(const req_info& i, comm_state& cs, MPI_Comm* free_after) {
+  std::lock_guard<std::recursive_mutex> l(g_mu);
+  auto live = g_comms.find(i.comm);
+  if (live != g_comms.end() && generation(hkind::comm, bits(i.comm)) == i.comm_gen) {
+    cs = live->second;
+    return true;
+  }
+  auto it = g_retired.find({bits(i.comm), i.comm_gen});
+  if (it == g_retired.end()) return false;
+  cs = it->second.state;
+  if (i.kind == req_info::recv && --it->second.receives == 0) {
+    *free_after = cs.shadow;
+    g_retired.erase(it);
+  }
+  return true;
+}
+
 bool lookup(MPI_Request r, req_info& out) {
   if (r == MPI_REQUEST_NULL) return false;
   std::lock_guard<std::recursive_mutex> l(g_mu);
@@ -426,16 +475,20 @@ int completed(MPI_Request was, const req_info& i, const MPI_Status& st, bool ok 
     return finish_coll(*i.nb, ok);
   }
   if (!i.sig) return MPI_SUCCESS;
-  if (i.kind == req_info::pprecv) {  // its peer and tag are fixed at the init
-    MPI_Status ps = st;
-    ps.MPI_SOURCE = i.peer, ps.MPI_TAG = i.tag;
-    return recv_shadow(i.fn, i.comm, i.count, *i.sig, ps, ok);
-  }
   if (i.kind == req_info::recv) untrack(was, i);
+  comm_state cs;
+  MPI_Comm free_after = MPI_COMM_NULL;
+  if (!posted_state(i, cs, &free_after)) return MPI_SUCCESS;
+  MPI_Status from = st;
+  if (i.kind == req_info::pprecv)  // its peer and tag are fixed at the init
+    from.MPI_SOURCE = i.peer, from.MPI_TAG = i.tag;
   // from MPI_PROC_NULL nothing came (MPICH 4.0 leaves such a status' MPI_SOURCE unset in the
   // multiple completions)
-  if (i.peer == MPI_PROC_NULL) return MPI_SUCCESS;
-  return recv_shadow(i.fn, i.comm, i.count, *i.sig, st, ok);
+  const int rc = i.kind != req_info::pprecv && i.peer == MPI_PROC_NULL
+                     ? MPI_SUCCESS
+                     : recv_shadow_in(i.fn, i.comm, cs, i.count, *i.sig, from, ok);
+  if (free_after != MPI_COMM_NULL) NX(MPI_Comm_free)(&free_after);
+  return rc;
 }
 
 // ---- statuses. The program's status must come back exactly as the MPI leaves it: written only
@@ -1775,7 +1828,7 @@ int w_MPI_Comm_free(MPI_Comm* c) {
     settle_exchanges(was);
     // Shadow sends still in flight on it complete later: a freed communicator's pending
     // operations go on (MPI 4.1 section 7.4.3), and g_pending keeps their buffers until then.
-    NX(MPI_Comm_free)(&shadow);
+    if (!retire_shadow(was, gen)) NX(MPI_Comm_free)(&shadow);
   }
   forget_comm(was, gen);
   return rc;
@@ -1877,6 +1930,8 @@ int w_MPI_Finalize() {
     std::vector<std::pair<std::uint64_t, MPI_Comm>> shadows;
     for (auto& [c, s] : g_comms)
       if (s.shadow != MPI_COMM_NULL) shadows.push_back({s.seq, s.shadow});
+    for (auto& [key, r] : g_retired) shadows.push_back({r.state.seq, r.state.shadow});
+    g_retired.clear();
     std::sort(shadows.begin(), shadows.end());  // the same order on every rank
     for (auto& [seq, sh] : shadows) NX(MPI_Comm_free)(&sh);
     g_comms.clear();

@@ -8,6 +8,10 @@
  *                same tag is not mistaken for it, and MPI_Finalize returns
  *   noop_origin  MPI_Get_accumulate / MPI_Rget_accumulate with MPI_NO_OP and an origin of
  *                NULL, 0, MPI_DATATYPE_NULL, which the standard ignores (section 12.3.4)
+ *   freed_comm   a communicator freed while a receive and a send on it are pending (MPI-4.1
+ *                section 7.4.3: they complete as if it were not), and another made meanwhile
+ *                that may get its handle's value: the checker asked the freed handle and
+ *                faulted (Open MPI) or aborted (MPICH)
  * Each must pass, and print no "anympi check:" line, natively and under ANYMPI_CHECK: the
  * same file is built against the standard header (run over libmpi_abi with the checker) and
  * natively against each MPI, which proves the expectations. Standard C and MPI only. */
@@ -207,10 +211,34 @@ static void noop_origin(void)
     free(mem);
 }
 
+static void freed_comm(void)
+{
+    const int from = prev_rank(), to = next_rank();
+    for (int round = 0; round < 3; ++round) {
+        MPI_Comm c, other;
+        MPI_Request r[2];
+        MPI_Status st[2];
+        int out = 100 * rank + round, in = -1;
+        OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+        OK(MPI_Irecv(&in, 1, MPI_INT, from, 3, c, &r[0]));
+        OK(MPI_Isend(&out, 1, MPI_INT, to, 3, c, &r[1]));
+        OK(MPI_Comm_free(&c));
+        OK(MPI_Comm_dup(MPI_COMM_WORLD, &other));
+        OK(MPI_Waitall(2, r, st));
+        EXPECT(in == 100 * from + round, "round %d: received %d, expected %d", round, in, 100 * from + round);
+        EXPECT(st[0].MPI_SOURCE == from && st[0].MPI_TAG == 3, "round %d: status source %d tag %d", round,
+               st[0].MPI_SOURCE, st[0].MPI_TAG);
+        int x = rank, sum = -1;  /* the new communicator works, and is checked */
+        OK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, other));
+        EXPECT(sum == size * (size - 1) / 2, "round %d: sum %d", round, sum);
+        OK(MPI_Comm_free(&other));
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s freed_type|cancel_send|noop_origin\n", argv[0]);
+        fprintf(stderr, "usage: %s freed_type|cancel_send|noop_origin|freed_comm\n", argv[0]);
         return 2;
     }
     MPI_Init(&argc, &argv);
@@ -222,6 +250,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "freed_type")) freed_type();
     else if (!strcmp(argv[1], "cancel_send")) cancel_send();
     else if (!strcmp(argv[1], "noop_origin")) noop_origin();
+    else if (!strcmp(argv[1], "freed_comm")) freed_comm();
     else {
         fprintf(stderr, "correct_test: unknown scenario %s\n", argv[1]);
         failures = 1;

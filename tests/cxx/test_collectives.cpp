@@ -329,14 +329,24 @@ TEST(Ops, UserOpsFromCallables) {
   EXPECT_EQ(r[0], p * (p + 1) / 2);
   EXPECT_EQ(r[1], 2 * p);
   // An owned op usable in nonblocking calls.
-  mpi::op gcd_op = mpi::op::create<int>([](int a, int b) { return std::gcd(a, b); });
+  mpi::op gcd_op = mpi::op::create<int>([](int a, int b) { return std::gcd(a, b); }, true);
   EXPECT_TRUE(gcd_op.commutative());
+  EXPECT_FALSE(mpi::op::create<int>([](int a, int b) { return a + b; }).commutative());  // unless said
   std::vector<int> g{12 * (me + 1)}, gr(1);
   mpi::request q = mpi::iallreduce(g, gr, gcd_op, mpi::comm_world());
   q.wait();
   EXPECT_EQ(gr[0], 12);
   gcd_op.free();
   EXPECT_TRUE(gcd_op.is_null());
+  // A callable that is associative but not commutative (the left operand wins): every process
+  // gets rank 0's value, and a scan too, only if the MPI keeps the operands in rank order
+  // (MPICH reorders those of a commutative op, and so gave each process its own value).
+  auto const first = [](int a, int) { return a; };
+  std::vector<int> mine{me + 1}, got{-1};
+  mpi::allreduce(mine, got, first, mpi::comm_world());
+  EXPECT_EQ(got[0], 1);
+  mpi::scan(mine, got, first, mpi::comm_world());
+  EXPECT_EQ(got[0], 1);
   // minloc on value/index pairs
   std::vector<mpi::value_index<double>> vi{{double(me % 2), me}}, vo(1);
   mpi::allreduce(vi, vo, mpi::minloc<>{}, mpi::comm_world());

@@ -43,6 +43,12 @@ TEST(Comm, DupSplitCreateCompare) {
   EXPECT_TRUE(none.is_null());
   mpi::comm node = world.split_type(mpi::split_kind::shared);
   EXPECT_GE(node.size(), 1);
+  // odd processes take part in no shared-memory communicator
+  mpi::comm even_node = world.split_type(me % 2 ? mpi::split_kind::undefined : mpi::split_kind::shared);
+  EXPECT_EQ(even_node.is_null(), me % 2 == 1);
+  if (!even_node.is_null()) {
+    EXPECT_EQ(even_node.size(), (p + 1) / 2);  // one node here
+  }
   // create / create_group from the group of the first half
   mpi::group wg = world.group();
   std::vector<int> first(static_cast<std::size_t>((p + 1) / 2));

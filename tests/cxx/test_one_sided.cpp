@@ -205,6 +205,23 @@ TEST(OneSided, GetAccumulateCounterAndPair) {
   mpi::barrier(mpi::comm_world());
 }
 
+// A lock guard on MPI_PROC_NULL does what the C calls do (Open MPI refuses the rank, MPICH takes
+// it), and its unlock is MPI_Win_unlock(MPI_PROC_NULL): the guard once marked lock_all with -1,
+// MPICH's MPI_PROC_NULL, and ended this epoch with MPI_Win_unlock_all.
+TEST(OneSided, LockGuardOnProcNull) {
+  std::vector<int> mem(1, 0);
+  mpi::win w = returning(mpi::win::create(mem, mpi::comm_world()));
+  int const c_lock = MPI_Win_lock(MPI_LOCK_SHARED, MPI_PROC_NULL, 0, mpi::handle(w));
+  if (c_lock == MPI_SUCCESS) {
+    ASSERT_EQ(MPI_Win_unlock(MPI_PROC_NULL, mpi::handle(w)), MPI_SUCCESS);
+    auto epoch = w.lock_guard(mpi::proc_null, mpi::lock_type::shared);
+    EXPECT_NO_THROW(epoch.unlock());
+  } else {
+    EXPECT_THROW(w.lock_guard(mpi::proc_null, mpi::lock_type::shared), mpi::mpi_error);
+  }
+  mpi::barrier(mpi::comm_world());
+}
+
 TEST(OneSided, CompareAndSwapOneWinner) {
   std::vector<int> mem(1, 0);
   mpi::win w = returning(mpi::win::create(mem, mpi::comm_world()));

@@ -31,108 +31,67 @@ struct buffer_traits {};
 namespace detail {
 
 template <class T>
-concept trait_ptr = requires(T& t) { buffer_traits<uncvref_t<T>>::ptr(t); };
-template <class T>
-concept trait_count = requires(T const& t) { buffer_traits<uncvref_t<T>>::count(t); };
-template <class T>
-concept trait_type = requires(T const& t) { buffer_traits<uncvref_t<T>>::type(t); };
-template <class T>
-concept trait_counts = requires(T const& t) { buffer_traits<uncvref_t<T>>::counts(t); };
-template <class T>
-concept trait_displs = requires(T const& t) { buffer_traits<uncvref_t<T>>::displs(t); };
-template <class T>
-concept trait_datatypes = requires(T const& t) { buffer_traits<uncvref_t<T>>::datatypes(t); };
+using traits_of = buffer_traits<uncvref_t<T>>;
 
-template <class T>
-concept member_ptr = requires(T& t) { t.mpi_ptr(); };
-template <class T>
-concept member_count = requires(T const& t) { t.mpi_count(); };
-template <class T>
-concept member_type = requires(T const& t) { t.mpi_type(); };
-template <class T>
-concept member_counts = requires(T const& t) { t.mpi_counts(); };
-template <class T>
-concept member_displs = requires(T const& t) { t.mpi_displs(); };
-template <class T>
-concept member_datatypes = requires(T const& t) { t.mpi_datatypes(); };
+// An accessor tries its ways in order and takes the first that applies to the buffer. Each way
+// is a lambda constrained by its template head or its return type (not a requires-clause after
+// the parameters, which nvcc's front end instantiates anyway), so a way that does not apply
+// drops out of overload resolution instead of failing to compile.
+template <class Buffer, class Way, class... Rest>
+constexpr decltype(auto) first_way(Buffer& b) {
+  if constexpr (std::invocable<Way const&, Buffer&>) return Way{}(b);
+  else return first_way<Buffer, Rest...>(b);
+}
+
+template <class... Way>
+struct accessor {
+  constexpr explicit accessor(Way...) {}
+  template <class Buffer>
+    requires(std::invocable<Way const&, Buffer&> || ...)
+  constexpr decltype(auto) operator()(Buffer&& b) const {
+    return first_way<std::remove_reference_t<Buffer>, Way...>(b);
+  }
+};
 
 template <class T>
 concept single_object = mapped_type<T> && !std::ranges::range<T>;
-
-struct ptr_fn {
-  template <class T>
-    requires trait_ptr<T> || member_ptr<T> || std::ranges::contiguous_range<T&> ||
-             single_object<std::remove_reference_t<T>>
-  constexpr auto operator()(T&& t) const {
-    if constexpr (trait_ptr<T>) return buffer_traits<uncvref_t<T>>::ptr(t);
-    else if constexpr (member_ptr<T>) return t.mpi_ptr();
-    else if constexpr (std::ranges::contiguous_range<T&>) return std::ranges::data(t);
-    else return std::addressof(t);
-  }
-};
-
-struct count_fn {
-  template <class T>
-    requires trait_count<T> || member_count<T> || std::ranges::sized_range<T const&> ||
-             single_object<std::remove_reference_t<T>>
-  constexpr auto operator()(T const& t) const {
-    if constexpr (trait_count<T>) return buffer_traits<uncvref_t<T>>::count(t);
-    else if constexpr (member_count<T>) return t.mpi_count();
-    else if constexpr (std::ranges::sized_range<T const&>) return std::ranges::size(t);
-    else return 1;
-  }
-};
-
 template <class T>
 concept mapped_range = std::ranges::range<T const&> && mapped_type<std::ranges::range_value_t<T const&>>;
-
-struct type_fn {
-  template <class T>
-    requires trait_type<T> || member_type<T> || mapped_range<T> ||
-             single_object<std::remove_reference_t<T>>
-  auto operator()(T const& t) const {
-    if constexpr (trait_type<T>) return buffer_traits<uncvref_t<T>>::type(t);
-    else if constexpr (member_type<T>) return t.mpi_type();
-    else if constexpr (mapped_range<T>) return datatype_of<std::ranges::range_value_t<T const&>>();
-    else return datatype_of<uncvref_t<T>>();
-  }
-};
-
-struct counts_fn {
-  template <class T>
-    requires trait_counts<T> || member_counts<T>
-  constexpr decltype(auto) operator()(T const& t) const {
-    if constexpr (trait_counts<T>) return buffer_traits<uncvref_t<T>>::counts(t);
-    else return t.mpi_counts();
-  }
-};
-
-struct displs_fn {
-  template <class T>
-    requires trait_displs<T> || member_displs<T>
-  constexpr decltype(auto) operator()(T const& t) const {
-    if constexpr (trait_displs<T>) return buffer_traits<uncvref_t<T>>::displs(t);
-    else return t.mpi_displs();
-  }
-};
-
-struct datatypes_fn {
-  template <class T>
-    requires trait_datatypes<T> || member_datatypes<T>
-  constexpr decltype(auto) operator()(T const& t) const {
-    if constexpr (trait_datatypes<T>) return buffer_traits<uncvref_t<T>>::datatypes(t);
-    else return t.mpi_datatypes();
-  }
-};
+template <class T>
+concept const_sized_range = std::ranges::sized_range<T const&>;
 
 }  // namespace detail
 
-inline constexpr detail::ptr_fn ptr{};
-inline constexpr detail::count_fn count{};
-inline constexpr detail::type_fn type{};
-inline constexpr detail::counts_fn counts{};
-inline constexpr detail::displs_fn displs{};
-inline constexpr detail::datatypes_fn datatypes{};
+// Each accessor: the buffer_traits specialization, else the member, else the standard fallback.
+inline constexpr detail::accessor ptr{
+    [](auto& b) -> decltype(detail::traits_of<decltype(b)>::ptr(b)) { return detail::traits_of<decltype(b)>::ptr(b); },
+    [](auto& b) -> decltype(b.mpi_ptr()) { return b.mpi_ptr(); },
+    []<std::ranges::contiguous_range R>(R& b) { return std::ranges::data(b); },
+    []<detail::single_object T>(T& b) { return std::addressof(b); }};
+
+inline constexpr detail::accessor count{
+    [](auto const& b) -> decltype(detail::traits_of<decltype(b)>::count(b)) { return detail::traits_of<decltype(b)>::count(b); },
+    [](auto const& b) -> decltype(b.mpi_count()) { return b.mpi_count(); },
+    []<detail::const_sized_range R>(R const& b) { return std::ranges::size(b); },
+    []<detail::single_object T>(T const&) { return 1; }};
+
+inline constexpr detail::accessor type{
+    [](auto const& b) -> decltype(detail::traits_of<decltype(b)>::type(b)) { return detail::traits_of<decltype(b)>::type(b); },
+    [](auto const& b) -> decltype(b.mpi_type()) { return b.mpi_type(); },
+    []<detail::mapped_range R>(R const&) { return datatype_of<std::ranges::range_value_t<R const&>>(); },
+    []<detail::single_object T>(T const&) { return datatype_of<T>(); }};
+
+inline constexpr detail::accessor counts{
+    [](auto const& b) -> decltype(detail::traits_of<decltype(b)>::counts(b)) { return detail::traits_of<decltype(b)>::counts(b); },
+    [](auto const& b) -> decltype(b.mpi_counts()) { return b.mpi_counts(); }};
+
+inline constexpr detail::accessor displs{
+    [](auto const& b) -> decltype(detail::traits_of<decltype(b)>::displs(b)) { return detail::traits_of<decltype(b)>::displs(b); },
+    [](auto const& b) -> decltype(b.mpi_displs()) { return b.mpi_displs(); }};
+
+inline constexpr detail::accessor datatypes{
+    [](auto const& b) -> decltype(detail::traits_of<decltype(b)>::datatypes(b)) { return detail::traits_of<decltype(b)>::datatypes(b); },
+    [](auto const& b) -> decltype(b.mpi_datatypes()) { return b.mpi_datatypes(); }};
 
 namespace detail {
 template <class P>

@@ -61,7 +61,8 @@ template <class B>
 using element_type_t = typename element_type<uncvref_t<B>>::type;
 
 // An op argument of a blocking reduction: an op handle, or a callable on the element type,
-// turned into a user op that lives for the duration of the call.
+// turned into a user op that lives for the duration of the call; not commutative, since nothing
+// says the callable is (op::create).
 template <class F, class T>
 concept reduction_callable = !op_handle<F> && !std::is_void_v<T> && std::is_invocable_r_v<T, F const&, T const&, T const&>;
 template <class F, class T>

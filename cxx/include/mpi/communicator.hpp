@@ -41,8 +41,12 @@ class comm;
 template <class T>
 class attribute_key;
 
-// Kinds of MPI_Comm_split_type.
-enum class split_kind { shared };
+// Kinds of MPI_Comm_split_type; `undefined` (MPI_UNDEFINED) takes this process out: it gets a
+// null communicator.
+enum class split_kind { shared, undefined };
+namespace detail {
+constexpr int split_type_of(split_kind k) noexcept { return k == split_kind::shared ? MPI_COMM_TYPE_SHARED : MPI_UNDEFINED; }
+}  // namespace detail
 
 template <class D>
 class comm_ops {
@@ -229,16 +233,16 @@ comm comm_ops<D>::split(int color, K const& key) const {
 }
 template <class D>
 template <rank_like K>
-comm comm_ops<D>::split_type(split_kind, K const& key) const {
+comm comm_ops<D>::split_type(split_kind kind, K const& key) const {
   MPI_Comm c;
-  MPI_CXX_CALL(MPI_Comm_split_type, h(), MPI_COMM_TYPE_SHARED, mpi::to_rank(key), MPI_INFO_NULL, &c);
+  MPI_CXX_CALL(MPI_Comm_split_type, h(), detail::split_type_of(kind), mpi::to_rank(key), MPI_INFO_NULL, &c);
   return comm::from_native(c);
 }
 template <class D>
 template <rank_like K, info_handle I>
-comm comm_ops<D>::split_type(split_kind, K const& key, I const& info) const {
+comm comm_ops<D>::split_type(split_kind kind, K const& key, I const& info) const {
   MPI_Comm c;
-  MPI_CXX_CALL(MPI_Comm_split_type, h(), MPI_COMM_TYPE_SHARED, mpi::to_rank(key), mpi::handle(info), &c);
+  MPI_CXX_CALL(MPI_Comm_split_type, h(), detail::split_type_of(kind), mpi::to_rank(key), mpi::handle(info), &c);
   return comm::from_native(c);
 }
 template <class D>

@@ -509,7 +509,7 @@ win_memory<T> win::allocate_shared(MPI_Aint n, C const& comm) {
 // as a failing free does, unless an exception is already unwinding the stack).
 class rma_epoch {
 public:
-  rma_epoch(rma_epoch&& o) noexcept : w_(std::exchange(o.w_, MPI_WIN_NULL)), rank_(o.rank_) {}
+  rma_epoch(rma_epoch&& o) noexcept : w_(std::exchange(o.w_, MPI_WIN_NULL)), rank_(o.rank_), all_(o.all_) {}
   rma_epoch(rma_epoch const&) = delete;
   rma_epoch& operator=(rma_epoch const&) = delete;
   rma_epoch& operator=(rma_epoch&&) = delete;
@@ -526,12 +526,14 @@ public:
 private:
   template <class D>
   friend class win_ops;
-  static constexpr int all_ranks = -1;
-  rma_epoch(MPI_Win w, int rank) noexcept : w_(w), rank_(rank) {}
-  bool all() const noexcept { return rank_ == all_ranks; }
+  struct all_ranks_t {};
+  rma_epoch(MPI_Win w, int rank) noexcept : w_(w), rank_(rank), all_(false) {}
+  rma_epoch(MPI_Win w, all_ranks_t) noexcept : w_(w), rank_(MPI_PROC_NULL), all_(true) {}
+  bool all() const noexcept { return all_; }
   int end(MPI_Win w) const noexcept { return all() ? MPI_Win_unlock_all(w) : MPI_Win_unlock(rank_, w); }
   MPI_Win w_;
   int rank_;
+  bool all_;  // lock_all: no rank can say so, MPI_PROC_NULL being a valid target of MPI_Win_lock
 };
 
 template <class D>
@@ -543,7 +545,7 @@ rma_epoch win_ops<D>::lock_guard(R const& rank, lock_type type, int assert_) con
 template <class D>
 rma_epoch win_ops<D>::lock_all_guard(int assert_) const {
   lock_all(assert_);
-  return rma_epoch(h(), rma_epoch::all_ranks);
+  return rma_epoch(h(), rma_epoch::all_ranks_t{});
 }
 
 }  // namespace mpi

@@ -171,10 +171,12 @@ public:
   // How many ops created from callables with state can be alive at once (see op_slot_count).
   static constexpr int max_stateful = detail::op_slot_count;
 
-  // A user reduction on elements of T: inout[i] = f(in[i], inout[i]).
+  // A user reduction on elements of T: inout[i] = f(in[i], inout[i]). Commutative only when
+  // said: an MPI may reorder the operands of a commutative op, which silently changes the result
+  // of one that is not (MPICH does), while any associative op is right without it.
   template <class T, class F>
     requires std::is_invocable_r_v<T, F const&, T const&, T const&>
-  static op create(F f, bool commutative = true) {
+  static op create(F f, bool commutative = false) {
     using Fn = std::remove_cvref_t<F>;
     MPI_Op h;
     if constexpr (std::is_empty_v<Fn> && std::is_default_constructible_v<Fn>) {

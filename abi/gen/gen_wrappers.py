@@ -683,6 +683,11 @@ def pre_check(f):
     if f.name in IN_PLACE_ROOT:
         buf = IN_PLACE_ROOT[f.name]
         return f'c_in_place_root("{f.name}", "{buf}", {buf}, root, comm)'
+    # A status the call reads (MPI_Get_count, MPI_Status_set_elements): MPI_STATUS_IGNORE is none,
+    # and MPICH faults on its own ignore value, Open MPI on a null status.
+    read = [q.name for q in f.params if re.fullmatch(r"c_st_(in|io)\(.*\)", convert(f, q) if q.kind else "")]
+    if read:
+        return f'c_status_given("{f.name}", {read[0]})'
     return acc_guard(f)
 
 
@@ -758,7 +763,7 @@ def persistent_checks(f):
         elif p.name == "datatype":
             chain += '.type(datatype, "datatype")'
         elif p.name == "op":
-            chain += ".op(op)"
+            chain += ".op(op, datatype)"
     if "root" in names:
         chain += ".root(root)"
     if f.name in IN_PLACE_ROOT:  # refused at init, as a native init would; the nonblocking call is later

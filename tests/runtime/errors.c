@@ -93,6 +93,12 @@ static void test_errors_return(void)
                  "gather_init root size + 2", __LINE__);
     expect_class(MPI_Allreduce_init(buf, buf + 2, 1, MPI_INT, MPI_OP_NULL, c, MPI_INFO_NULL, &pc), MPI_ERR_OP,
                  "allreduce_init MPI_OP_NULL", __LINE__);
+    /* an op that does not apply to the datatype (anympi's own took it until MPI_Start) */
+    float fl[2] = {1.0f, 2.0f};
+    expect_class(MPI_Reduce_init(fl, fl + 1, 1, MPI_FLOAT, MPI_BAND, 0, c, MPI_INFO_NULL, &pc), MPI_ERR_OP,
+                 "reduce_init MPI_BAND on MPI_FLOAT", __LINE__);
+    expect_class(MPI_Allreduce_init(buf, buf + 2, 1, MPI_2INT, MPI_SUM, c, MPI_INFO_NULL, &pc), MPI_ERR_OP,
+                 "allreduce_init MPI_SUM on MPI_2INT", __LINE__);
     if (CHECK_OVER_ABI) { /* MPICH 4.0.2 natively answers MPI_ERR_OTHER and MPI_ERR_OP for these */
         expect_class(MPI_Allreduce_init(buf, buf + 2, -1, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &pc), MPI_ERR_COUNT,
                      "allreduce_init count -1", __LINE__);
@@ -280,6 +286,45 @@ static void test_not_a_code(void)
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Null where the call needs something: MPI_ERR_ARG, neither a fault (MPICH faulted over anympi
+ * on a null status given to a call that reads one) nor silent success (a null outcount,
+ * a null user function that faulted when first called, a null version output).  Errors without
+ * an object go to MPI_COMM_SELF (anympi) or MPI_COMM_WORLD (the MPIs), so both return here.
+ * A null status, not MPI_STATUS_IGNORE: that is MPICH's (MPI_Status *)1, where it faults natively;
+ * it is null in the ABI, as in Open MPI. */
+static void test_null_arguments(void)
+{
+    MPI_Errhandler world_was, self_was;
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_was));
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &self_was));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    int n = 0, flag = 0, v = 0, sv = 0, idx[1];
+    MPI_Count nx = 0;
+    expect_class(MPI_Get_elements(NULL, MPI_INT, &n), MPI_ERR_ARG, "MPI_Get_elements of a null status", __LINE__);
+    expect_class(MPI_Get_elements_x(NULL, MPI_INT, &nx), MPI_ERR_ARG, "MPI_Get_elements_x of a null status", __LINE__);
+    expect_class(MPI_Test_cancelled(NULL, &flag), MPI_ERR_ARG, "MPI_Test_cancelled of a null status", __LINE__);
+    expect_class(MPI_Status_set_cancelled(NULL, 1), MPI_ERR_ARG, "MPI_Status_set_cancelled of a null status", __LINE__);
+    if (CHECK_OVER_ABI || check_under() != CHECK_UNDER_OPENMPI) {  /* native Open MPI faults; takes it */
+        expect_class(MPI_Get_count(NULL, MPI_INT, &n), MPI_ERR_ARG, "MPI_Get_count of a null status", __LINE__);
+        expect_class(MPI_Status_set_elements(NULL, MPI_INT, 1), MPI_ERR_ARG,
+                     "MPI_Status_set_elements of a null status", __LINE__);
+    }
+    MPI_Request none = MPI_REQUEST_NULL;
+    expect_class(MPI_Waitsome(1, &none, NULL, idx, MPI_STATUSES_IGNORE), MPI_ERR_ARG, "MPI_Waitsome without outcount", __LINE__);
+    expect_class(MPI_Testsome(1, &none, NULL, idx, MPI_STATUSES_IGNORE), MPI_ERR_ARG, "MPI_Testsome without outcount", __LINE__);
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    expect_class(MPI_Comm_create_errhandler(NULL, &eh), MPI_ERR_ARG, "MPI_Comm_create_errhandler of no function", __LINE__);
+    MPI_Op op = MPI_OP_NULL;
+    expect_class(MPI_Op_create(NULL, 1, &op), MPI_ERR_ARG, "MPI_Op_create of no function", __LINE__);
+    expect_class(MPI_Get_version(NULL, &sv), MPI_ERR_ARG, "MPI_Get_version without version", __LINE__);
+    expect_class(MPI_Get_version(&v, NULL), MPI_ERR_ARG, "MPI_Get_version without subversion", __LINE__);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_was));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, self_was));
+    MPI_OK(MPI_Errhandler_free(&world_was));
+    MPI_OK(MPI_Errhandler_free(&self_was));
+}
+
 static void test_error_in_status(void)
 {
     static const char *const names[] = {"MPI_Waitall", "MPI_Testall", "MPI_Waitsome", "MPI_Testsome"};
@@ -340,5 +385,6 @@ int main(int argc, char **argv)
     test_user_handler();
     test_file_and_win_handlers();
     test_error_in_status();
+    test_null_arguments();
     return check_finish();
 }

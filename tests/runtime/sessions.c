@@ -7,6 +7,7 @@
  *  3. errors (while MPI_COMM_WORLD and MPI_COMM_SELF return errors, where MPICH 4.0.2 raises
  *     them): unknown process set names, bad arguments, each with MPICH's own class; a session's
  *     own error handler, called by MPI_Session_call_errhandler and by an error in a session call;
+ *     the handler given to MPI_Session_init and MPI_Comm_create_from_group, called for their errors;
  *  4. MPI_Finalize with the first session still open: MPI_Finalized 1, the open session and a
  *     session begun after MPI_Finalize still work (collectives on new communicators);
  *  5. after every session and the world model have ended, sessions begun and ended again,
@@ -225,6 +226,21 @@ static void check_errors(MPI_Session s)
         CHECK_EQ(handler_calls, 1);
         CHECK_EQ(error_class(handler_code), MPI_ERR_ARG);
         CHECK_HANDLE(handler_session, s);
+    }
+    /* a call given a handler for its own errors raises through it (MPI_SESSION_NULL: no session
+     * is the object); anympi raised through MPI_COMM_SELF's */
+    if (!QUIRK_MPICH_SESSION_ERRHANDLER) {
+        MPI_OK(MPI_Group_from_session_pset(s, "mpi://SELF", &g));
+        handler_calls = 0, handler_session = s;
+        rc = MPI_Comm_create_from_group(g, NULL, MPI_INFO_NULL, mine, &c);
+        CHECK_EQ(error_class(rc), MPI_ERR_ARG);
+        CHECK_EQ(handler_calls, 1);
+        CHECK_EQ(error_class(handler_code), MPI_ERR_ARG);
+        CHECK_HANDLE(handler_session, MPI_SESSION_NULL);
+        MPI_OK(MPI_Group_free(&g));
+        handler_calls = 0;
+        CHECK_EQ(error_class(MPI_Session_init(MPI_INFO_NULL, mine, NULL)), MPI_ERR_ARG);
+        CHECK_EQ(handler_calls, 1);
     }
     MPI_OK(MPI_Session_set_errhandler(s, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Errhandler_free(&mine)); /* the session had its own reference */

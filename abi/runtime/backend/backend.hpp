@@ -427,7 +427,8 @@ template <cat C> struct bout_proxy {
 };
 template <cat C> inline bout_proxy<C> c_bout(int *p) { return {p}; }
 
-// A negative value that is no native sentinel: bad input stays bad input natively.
+// A negative value that is no native sentinel: what a bad rank or tag that is one of the MPI's
+// sentinels becomes, so that bad input stays bad input natively.
 constexpr int invalid_negative = -0x7fff0000;
 
 // The rank sentinels MPI_ANY_SOURCE, MPI_PROC_NULL and MPI_ROOT lie in [-4, -1] in the ABI
@@ -456,7 +457,7 @@ inline int rank_in(int r)
 {
     if (r >= 0) return r;
     if (r >= rank_sentinels_min) return rank_in_table.v[-r];
-    return r == MPI_UNDEFINED ? r : invalid_negative;
+    return r;  // no sentinel of either MPI (MPI_UNDEFINED is the same): bad input as the program gave it
 }
 inline int rank_out(int r)
 {
@@ -464,7 +465,9 @@ inline int rank_out(int r)
     if (r >= rank_sentinels_min) return rank_out_table.v[-r];
     return r;  // MPI_UNDEFINED, or no rank at all: as it is
 }
-inline int tag_in(int t) { return t >= 0 ? t : t == ABI_ANY_TAG ? MPI_ANY_TAG : invalid_negative; }
+// A bad negative tag goes as it is (the MPI's message shows the program's value), unless it is the
+// MPI's own MPI_ANY_TAG, which it must not become.
+inline int tag_in(int t) { return t >= 0 ? t : t == ABI_ANY_TAG ? MPI_ANY_TAG : t == MPI_ANY_TAG ? invalid_negative : t; }
 inline int tag_out(int t) { return t >= 0 ? t : t == MPI_ANY_TAG ? ABI_ANY_TAG : t; }
 inline int c_rank_in(int r) { return rank_in(r); }
 inline int c_tag_in(int t) { return tag_in(t); }
@@ -673,6 +676,11 @@ inline int c_error_code(const char *fn, int code)
     if (int e = always_available(fn)) return e;
     return code >= 0 ? 0 : bad_error_code(fn, code);
 }
+// A status the call reads (MPI_Get_count, MPI_Status_set_elements) must be given: MPI_ERR_ARG
+// for MPI_STATUS_IGNORE (MPICH's answer to a null one; it faults on its own ignore value, and
+// Open MPI's MPI_Get_count on a null one).
+int no_status(const char *fn);
+inline int c_status_given(const char *fn, const abi_Status *status) { return status ? 0 : no_status(fn); }
 // MPI_X_set_name / MPI_X_get_name of a communicator (k_comm), datatype (k_datatype) or window
 // (k_win), for names longer than the MPI underneath keeps (manual.cpp); native return codes.
 template <handle_kind K> int object_set_name(uintptr_t native, const char *name);

@@ -121,6 +121,7 @@ std::unordered_map<closure_key, void *, closure_hash> closures;  // -> the nativ
 template <class Kind> typename Kind::native_fn *closure_for(void *fn)
 {
     using native_fn = typename Kind::native_fn;
+    if (!fn) return nullptr;  // none: the MPI refuses a null function itself (MPI_ERR_ARG)
     std::lock_guard<std::mutex> g(closure_mutex);
     auto it = closures.find({&Kind::pool, fn});
     if (it != closures.end()) return reinterpret_cast<native_fn *>(it->second);
@@ -149,18 +150,20 @@ template <class Kind> typename Kind::native_fn *closure_for(void *fn)
 
 // Why a closure could not be made, in the caller's error: the MPI's class for no memory.
 constexpr int no_closure = -1;
+// A closure could not be made for a function (a null one has none, and goes to the MPI as null).
+template <class Code, class Fn> bool closure_failed(Code *code, Fn *fn) { return !code && fn; }
 }  // namespace
 
 int op_create(abi_User_function *fn, int commute, MPI_Op *out)
 {
     auto *code = closure_for<op_kind>(reinterpret_cast<void *>(fn));
-    if (!code) return no_closure;
+    if (closure_failed(code, fn)) return no_closure;
     return MPI_Op_create(reinterpret_cast<MPI_User_function *>(code), commute, out);
 }
 int op_create_c(abi_User_function_c *fn, int commute, MPI_Op *out)
 {
     auto *code = closure_for<op_c_kind>(reinterpret_cast<void *>(fn));
-    if (!code) return no_closure;
+    if (closure_failed(code, fn)) return no_closure;
 #if ANYMPI_HAVE_MPI_Op_create_c
     return MPI_Op_create_c(reinterpret_cast<MPI_User_function_c *>(code), commute, out);
 #else
@@ -171,26 +174,29 @@ int op_create_c(abi_User_function_c *fn, int commute, MPI_Op *out)
 int comm_errhandler_create(abi_Comm_errhandler_function *fn, MPI_Errhandler *out)
 {
     auto *code = closure_for<comm_errh_kind>(reinterpret_cast<void *>(fn));
-    return code ? MPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function *>(code), out) : no_closure;
+    if (closure_failed(code, fn)) return no_closure;
+    return MPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function *>(code), out);
 }
 int win_errhandler_create(abi_Win_errhandler_function *fn, MPI_Errhandler *out)
 {
     auto *code = closure_for<win_errh_kind>(reinterpret_cast<void *>(fn));
-    return code ? MPI_Win_create_errhandler(reinterpret_cast<MPI_Win_errhandler_function *>(code), out) : no_closure;
+    if (closure_failed(code, fn)) return no_closure;
+    return MPI_Win_create_errhandler(reinterpret_cast<MPI_Win_errhandler_function *>(code), out);
 }
 int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out)
 {
     auto *code = closure_for<file_errh_kind>(reinterpret_cast<void *>(fn));
-    return code ? MPI_File_create_errhandler(reinterpret_cast<MPI_File_errhandler_function *>(code), out) : no_closure;
+    if (closure_failed(code, fn)) return no_closure;
+    return MPI_File_create_errhandler(reinterpret_cast<MPI_File_errhandler_function *>(code), out);
 }
 int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandler *out)
 {
     auto *code = closure_for<session_errh_kind>(reinterpret_cast<void *>(fn));
+    if (closure_failed(code, fn)) return no_closure;
 #if ANYMPI_NATIVE_HAS_SESSIONS
-    return code ? MPI_Session_create_errhandler(reinterpret_cast<MPI_Session_errhandler_function *>(code), out)
-                : no_closure;
+    return MPI_Session_create_errhandler(reinterpret_cast<MPI_Session_errhandler_function *>(code), out);
 #else
-    return code ? MPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function *>(code), out) : no_closure;
+    return MPI_Comm_create_errhandler(reinterpret_cast<MPI_Comm_errhandler_function *>(code), out);
 #endif
 }
 

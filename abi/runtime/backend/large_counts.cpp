@@ -334,6 +334,7 @@ using namespace anympi::backend;
 
 ANYMPI_MANUAL(MPI_Get_count_c, fallback, "where the _c form is missing: bytes received (MPI_Get_elements_x on MPI_BYTE) over the datatype's size, past what MPI_Get_count's int holds")
 {
+    if (int e = c_status_given("MPI_Get_count_c", status)) return e;
 #if ANYMPI_HAVE_MPI_Get_count_c
     return err_out(MPI_Get_count_c(c_st_in(status), c_hin(datatype), c_i64p(count)));
 #else
@@ -919,14 +920,14 @@ ANYMPI_MANUAL(MPI_Reduce_scatter_block_init_c, fallback, "anympi's persistent re
     return err_out(MPI_Reduce_scatter_block_init_c(c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype),
                                                    c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)));
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block_c
-    if (const int e = init_checks("MPI_Reduce_scatter_block_init_c", comm).count(recvcount, "recvcount").type(datatype, "datatype").op(op))
+    if (const int e = init_checks("MPI_Reduce_scatter_block_init_c", comm).count(recvcount, "recvcount").type(datatype, "datatype").op(op, datatype))
         return e;
     ANYMPI_COLL_COMM
     return persistent_init(request, o_, "MPI_Reduce_scatter_block_init_c", true, MPI_Ireduce_scatter_block_c,
                            c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype),
                            c_hin(comm));
 #else
-    if (const int e = init_checks("MPI_Reduce_scatter_block_init_c", comm).count(recvcount, "recvcount").type(datatype, "datatype").op(op))
+    if (const int e = init_checks("MPI_Reduce_scatter_block_init_c", comm).count(recvcount, "recvcount").type(datatype, "datatype").op(op, datatype))
         return e;
     ANYMPI_COLL_COMM
     if (c_fits_int(recvcount))
@@ -950,7 +951,7 @@ ANYMPI_MANUAL(MPI_Ireduce_scatter_c, fallback, "where the _c form is missing: a 
 ANYMPI_MANUAL(MPI_Reduce_scatter_init_c, fallback, "anympi's persistent request: MPI_Start starts MPI_Ireduce_scatter_c, or where that is missing MPI_Ireduce_scatter while every count fits in int, else one MPI_Ireduce per process and 2^30 elements of its block (large_counts.cpp)")
 {
     (void)info;
-    if (const int e = init_checks("MPI_Reduce_scatter_init_c", comm).type(datatype, "datatype").op(op)) return e;
+    if (const int e = init_checks("MPI_Reduce_scatter_init_c", comm).type(datatype, "datatype").op(op, datatype)) return e;
     ANYMPI_COLL_COMM
 #if ANYMPI_HAVE_MPI_Ireduce_scatter_c
     return persistent_init(request, o_, "MPI_Reduce_scatter_init_c", true, MPI_Ireduce_scatter_c, c_buf(sendbuf),

@@ -306,6 +306,12 @@ int bad_error_code(const char *fn, int code)
     std::snprintf(msg, sizeof msg, "%s: errorcode %d is no error code (they are never negative)", fn, code);
     return raise_error(errh_self(), ABI_ERR_ARG, msg);
 }
+int no_status(const char *fn)
+{
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "%s: status is MPI_STATUS_IGNORE, and this call reads a status", fn);
+    return raise_error(errh_self(), ABI_ERR_ARG, msg);
+}
 }  // namespace anympi::backend
 
 // ---------------------------------------------------------------- completion with outcount
@@ -316,7 +322,7 @@ int waitsome_native(int incount, abi_Request reqs[], int *outcount, int indices[
     int out = 0;
     harr_proxy<abi_Request, true, true> req(reqs, incount);
     sts_proxy st(statuses, incount);
-    int rc = MPI_Waitsome(incount, req, &out, indices, st);
+    int rc = MPI_Waitsome(incount, req, outcount ? &out : nullptr, indices, st);  // null: the MPI's own error
     if (outcount) *outcount = out;
     st.n = out == MPI_UNDEFINED || out < 0 ? 0 : out;
     return err_out(rc);
@@ -326,7 +332,7 @@ int testsome_native(int incount, abi_Request reqs[], int *outcount, int indices[
     int out = 0;
     harr_proxy<abi_Request, true, true> req(reqs, incount);
     sts_proxy st(statuses, incount);
-    int rc = MPI_Testsome(incount, req, &out, indices, st);
+    int rc = MPI_Testsome(incount, req, outcount ? &out : nullptr, indices, st);  // null: the MPI's own error
     if (outcount) *outcount = out;
     st.n = out == MPI_UNDEFINED || out < 0 ? 0 : out;
     return err_out(rc);
@@ -335,14 +341,14 @@ int testsome_native(int incount, abi_Request reqs[], int *outcount, int indices[
 
 ANYMPI_MANUAL(MPI_Waitsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call; arrays may mix anympi's own requests")
 {
-    if (any_tracked()) [[unlikely]]
+    if (any_tracked() && outcount) [[unlikely]]
         return tracked_waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return waitsome_native(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 
 ANYMPI_MANUAL(MPI_Testsome, forwarded, "array_of_indices/statuses have *outcount entries, known after the call; arrays may mix anympi's own requests")
 {
-    if (any_tracked()) [[unlikely]]
+    if (any_tracked() && outcount) [[unlikely]]
         return tracked_testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     return testsome_native(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

@@ -176,7 +176,7 @@ struct init_checks {
     init_checks(const char *fn, abi_Comm comm);
     init_checks &count(abi_Count n, const char *name);
     init_checks &type(abi_Datatype t, const char *name);
-    init_checks &op(abi_Op o);
+    init_checks &op(abi_Op o, abi_Datatype t);
     init_checks &root(int root);
     init_checks &in_place_root(const void *buf, const char *name, int root);
     operator int() const { return rc; }

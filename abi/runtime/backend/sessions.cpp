@@ -115,6 +115,35 @@ int native_error(errh_obj o, int rc, const char *fn)
     return raise_error(o, err_out(cls), msg);
 }
 
+// The calls given a handler for their own errors (MPI_Session_init, MPI_Comm_create_from_group,
+// MPI_Intercomm_create_from_groups: "error handler to invoke in the event that an error is
+// encountered during this function call") raise through it, on a communicator of anympi's own
+// that holds it for the raise (a session handler is then called with MPI_SESSION_NULL), or
+// through MPI_COMM_SELF's where it is MPI_ERRHANDLER_NULL or the MPI is not running.
+std::recursive_mutex given_mutex;    // a handler may itself fail such a call
+MPI_Comm given_comm = MPI_COMM_NULL;  // guarded; freed with anympi_world
+template <class Raise> int on_given(abi_Errhandler errhandler, Raise raise)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL || !init || fin) return raise(errh_self());
+    std::lock_guard<std::recursive_mutex> g(given_mutex);
+    if (given_comm == MPI_COMM_NULL) MPI_Comm_split(MPI_COMM_SELF, 0, 0, &given_comm);  // no attribute copied
+    if (given_comm == MPI_COMM_NULL || MPI_Comm_set_errhandler(given_comm, to_native(errhandler)) != MPI_SUCCESS)
+        return raise(errh_self());
+    return raise(errh_obj{k_comm, bits(given_comm)});
+}
+int given_native_error(abi_Errhandler errhandler, int rc, const char *fn)
+{
+    return on_given(errhandler, [&](errh_obj o) { return native_error(o, rc, fn); });
+}
+void free_given_comm()
+{
+    std::lock_guard<std::recursive_mutex> g(given_mutex);
+    if (given_comm != MPI_COMM_NULL) MPI_Comm_free(&given_comm);
+}
+
 // A new info holding one key (the session's own answers).
 int info_of_one(abi_Session session, const char *key, const char *value, abi_Info *out, const char *fn)
 {
@@ -134,6 +163,7 @@ void native_stop()
     MPI_Finalized(&fin);
     if (fin) return;
     if (anympi_world != MPI_COMM_NULL) MPI_Comm_free(&anympi_world);
+    free_given_comm();
     buffers_finalize();
     partitioned_world_end();
     MPI_Finalize();
@@ -230,33 +260,36 @@ int tag_of(const char *stringtag, int kind)
 }
 
 // What MPI_Comm_create_from_group and MPI_Intercomm_create_from_groups check first, as MPICH
-// does (MPI_ERR_GROUP, MPI_ERR_ARG); 0 or the error raised.
+// does (MPI_ERR_GROUP, MPI_ERR_ARG); 0 or the error raised (through the handler given).
 int from_group_checks(const char *fn, std::initializer_list<abi_Group> groups, const char *stringtag,
                       abi_Errhandler errhandler, abi_Comm *newcomm)
 {
+    if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL)
+        return arg_error(errh_self(), fn, "errhandler is MPI_ERRHANDLER_NULL");
     for (abi_Group g : groups)
         if (reinterpret_cast<uintptr_t>(g) == ABI_GROUP_NULL) {
             char msg[160];
             std::snprintf(msg, sizeof msg, "%s: the group is MPI_GROUP_NULL", fn);
-            return raise_error(errh_self(), ABI_ERR_GROUP, msg);
+            return on_given(errhandler, [&](errh_obj o) { return raise_error(o, ABI_ERR_GROUP, msg); });
         }
-    if (!stringtag) return arg_error(errh_self(), fn, "stringtag is NULL");
-    if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL)
-        return arg_error(errh_self(), fn, "errhandler is MPI_ERRHANDLER_NULL");
-    if (!newcomm) return arg_error(errh_self(), fn, "the output communicator is NULL");
-    std::lock_guard<std::mutex> g(life_mutex);
-    if (anympi_world == MPI_COMM_NULL) {
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "%s: MPI is not initialized (no session, no MPI_Init)", fn);
-        return raise_error(errh_self(), ABI_ERR_OTHER, msg);
+    if (!stringtag) return on_given(errhandler, [&](errh_obj o) { return arg_error(o, fn, "stringtag is NULL"); });
+    if (!newcomm)
+        return on_given(errhandler, [&](errh_obj o) { return arg_error(o, fn, "the output communicator is NULL"); });
+    bool started;
+    {
+        std::lock_guard<std::mutex> g(life_mutex);
+        started = anympi_world != MPI_COMM_NULL;
     }
-    return 0;
+    if (started) return 0;
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "%s: MPI is not initialized (no session, no MPI_Init)", fn);
+    return raise_error(errh_self(), ABI_ERR_OTHER, msg);
 }
 
 // anympi makes them on its duplicate of MPI_COMM_WORLD, which reaches no other process: a
 // group holding a spawned or connected one is refused, collectively (every caller gives the same
 // groups), before any communication -- Open MPI faults in MPI_Comm_create_group on it.
-int within_world(const char *fn, std::initializer_list<abi_Group> groups)
+int within_world(const char *fn, std::initializer_list<abi_Group> groups, abi_Errhandler errhandler)
 {
     MPI_Group world = MPI_GROUP_NULL;
     int rc = MPI_Comm_group(anympi_world, &world), outside = 0;
@@ -269,14 +302,14 @@ int within_world(const char *fn, std::initializer_list<abi_Group> groups)
         for (int w : at) outside += rc == MPI_SUCCESS && w == MPI_UNDEFINED;
     }
     if (world != MPI_GROUP_NULL) MPI_Group_free(&world);
-    if (rc != MPI_SUCCESS) return native_error(errh_self(), rc, fn);
+    if (rc != MPI_SUCCESS) return given_native_error(errhandler, rc, fn);
     if (!outside) return 0;
     char msg[300];
     std::snprintf(msg, sizeof msg,
                   "%s: %d process%s of the group %s outside MPI_COMM_WORLD (spawned or connected): where the MPI "
                   "lacks this function, anympi builds it over MPI_COMM_WORLD, which does not reach them",
                   fn, outside, outside == 1 ? "" : "es", outside == 1 ? "is" : "are");
-    return raise_error(errh_self(), ABI_ERR_UNSUPPORTED_OPERATION, msg);
+    return on_given(errhandler, [&](errh_obj o) { return raise_error(o, ABI_ERR_UNSUPPORTED_OPERATION, msg); });
 }
 
 // The new communicator gets the caller's error handler and info.
@@ -289,7 +322,7 @@ int finish_new_comm(MPI_Comm c, abi_Info info, abi_Errhandler errhandler, abi_Co
     if (rc != MPI_SUCCESS) {
         MPI_Comm_free(&c);
         *out = reinterpret_cast<abi_Comm>(ABI_COMM_NULL);
-        return native_error(errh_self(), rc, fn);
+        return given_native_error(errhandler, rc, fn);
     }
     return 0;
 }
@@ -387,6 +420,7 @@ ANYMPI_MANUAL(MPI_Finalize, fallback, "where the MPI lacks sessions, the native 
     // resources go now, not at exit); one that did keeps it for sessions to come.
     if (!sessions_used) {
         if (anympi_world != MPI_COMM_NULL) MPI_Comm_free(&anympi_world);
+        free_given_comm();
         native_up = false;
         native_ended = true;
         partitioned_world_end();
@@ -438,22 +472,19 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
     if (rc == MPI_SUCCESS) emulated_types_session_started();
     return err_out(rc);
 #else
-    if (!session) return arg_error(errh_self(), "MPI_Session_init", "session is NULL");
     if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL)
         return arg_error(errh_self(), "MPI_Session_init", "errhandler is MPI_ERRHANDLER_NULL");
+    if (!session)
+        return on_given(errhandler, [](errh_obj o) { return arg_error(o, "MPI_Session_init", "session is NULL"); });
     const int required = thread_level_of(to_native(info));
     no_session *s = nullptr;
     int rc;
+    bool ended;  // raised outside life_mutex, which a session handler's lookup takes
     {
         std::lock_guard<std::mutex> g(life_mutex);
-        if (native_ended) {
-            *session = reinterpret_cast<abi_Session>(ABI_SESSION_NULL);
-            return raise_error(errh_self(), ABI_ERR_OTHER,
-                               "MPI_Session_init: Open MPI 4.1 cannot start again after MPI_Finalize ended it (a program "
-                               "that begins a session before MPI_Finalize keeps the MPI until exit)");
-        }
         int provided = MPI_THREAD_SINGLE;
-        rc = native_start(nullptr, nullptr, required, &provided, false);
+        ended = native_ended;
+        rc = ended ? MPI_ERR_OTHER : native_start(nullptr, nullptr, required, &provided, false);
         if (rc == MPI_SUCCESS) {
             sessions_used = true;
             s = take_session();
@@ -473,7 +504,11 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
     }
     if (rc != MPI_SUCCESS) {
         *session = reinterpret_cast<abi_Session>(ABI_SESSION_NULL);
-        return native_error(errh_self(), rc, "MPI_Session_init");
+        if (ended)  // where no MPI runs: the class returned
+            return raise_error(errh_self(), ABI_ERR_OTHER,
+                               "MPI_Session_init: Open MPI 4.1 cannot start again after MPI_Finalize ended it (a program "
+                               "that begins a session before MPI_Finalize keeps the MPI until exit)");
+        return given_native_error(errhandler, rc, "MPI_Session_init");
     }
     emulated_types_session_started();
     *session = to_abi<abi_Session>(s);
@@ -682,10 +717,10 @@ ANYMPI_MANUAL(MPI_Comm_create_from_group, fallback, "where the MPI lacks it: MPI
 #else
     static const char fn[] = "MPI_Comm_create_from_group";
     if (int e = from_group_checks(fn, {group}, stringtag, errhandler, newcomm)) return e;
-    if (int e = within_world(fn, {group})) return e;
+    if (int e = within_world(fn, {group}, errhandler)) return e;
     MPI_Comm c = MPI_COMM_NULL;
     int rc = MPI_Comm_create_group(anympi_world, to_native(group), tag_of(stringtag, 0), &c);
-    if (rc != MPI_SUCCESS) return native_error(errh_self(), rc, fn);
+    if (rc != MPI_SUCCESS) return given_native_error(errhandler, rc, fn);
     if (c != MPI_COMM_NULL && origins_noted.load(std::memory_order_relaxed))
         note_origin(k_comm, bits(c), k_group, bits(to_native(group)));
     return finish_new_comm(c, info, errhandler, newcomm, fn);
@@ -701,7 +736,7 @@ ANYMPI_MANUAL(MPI_Intercomm_create_from_groups, fallback, "where the MPI lacks i
 #else
     static const char fn[] = "MPI_Intercomm_create_from_groups";
     if (int e = from_group_checks(fn, {local_group, remote_group}, stringtag, errhandler, newintercomm)) return e;
-    if (int e = within_world(fn, {local_group, remote_group})) return e;
+    if (int e = within_world(fn, {local_group, remote_group}, errhandler)) return e;
     // The remote leader as a rank of anympi_world, whose group is MPI_COMM_WORLD's.
     MPI_Group world_group = MPI_GROUP_NULL;
     int leader = MPI_UNDEFINED, size = 0;
@@ -709,7 +744,9 @@ ANYMPI_MANUAL(MPI_Intercomm_create_from_groups, fallback, "where the MPI lacks i
     if (rc == MPI_SUCCESS) rc = MPI_Group_size(to_native(remote_group), &size);
     if (rc == MPI_SUCCESS && (remote_leader < 0 || remote_leader >= size)) {
         MPI_Group_free(&world_group);
-        return raise_error(errh_self(), ABI_ERR_RANK, "MPI_Intercomm_create_from_groups: remote_leader is not a rank of remote_group");
+        return on_given(errhandler, [](errh_obj o) {
+            return raise_error(o, ABI_ERR_RANK, "MPI_Intercomm_create_from_groups: remote_leader is not a rank of remote_group");
+        });
     }
     if (rc == MPI_SUCCESS) rc = MPI_Group_translate_ranks(to_native(remote_group), 1, &remote_leader, world_group, &leader);
     if (world_group != MPI_GROUP_NULL) MPI_Group_free(&world_group);
@@ -718,7 +755,7 @@ ANYMPI_MANUAL(MPI_Intercomm_create_from_groups, fallback, "where the MPI lacks i
     if (rc == MPI_SUCCESS && local == MPI_COMM_NULL) rc = MPI_ERR_GROUP;  // the caller is not in local_group
     if (rc == MPI_SUCCESS) rc = MPI_Intercomm_create(local, local_leader, anympi_world, leader, tag_of(stringtag, 1), &inter);
     if (local != MPI_COMM_NULL) MPI_Comm_free(&local);
-    if (rc != MPI_SUCCESS) return native_error(errh_self(), rc, fn);
+    if (rc != MPI_SUCCESS) return given_native_error(errhandler, rc, fn);
     if (origins_noted.load(std::memory_order_relaxed)) note_origin(k_comm, bits(inter), k_group, bits(to_native(local_group)));
     return finish_new_comm(inter, info, errhandler, newintercomm, fn);
 #endif

@@ -184,17 +184,21 @@ void *const *anympi_load(void)
 
 #pragma GCC visibility push(default)
 
+/* Answered here, before any MPI is loaded, so no error handler can be called: a null output is
+ * MPI_ERR_ARG returned (both MPIs' class), never silent success. */
 int PMPI_Get_version(int *version, int *subversion)
 {
-    if (version) *version = MPI_VERSION;
-    if (subversion) *subversion = MPI_SUBVERSION;
+    if (!version || !subversion) return MPI_ERR_ARG;
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
 int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
-    if (abi_major) *abi_major = MPI_ABI_VERSION;
-    if (abi_minor) *abi_minor = MPI_ABI_SUBVERSION;
+    if (!abi_major || !abi_minor) return MPI_ERR_ARG;
+    *abi_major = MPI_ABI_VERSION;
+    *abi_minor = MPI_ABI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
@@ -207,7 +211,8 @@ int PMPI_Pcontrol(const int level, ...)
 int PMPI_Initialized(int *flag)
 {
     if (!__atomic_load_n(&anympi_table, __ATOMIC_ACQUIRE)) {
-        if (flag) *flag = 0; /* no MPI loaded yet: certainly not initialized */
+        if (!flag) return MPI_ERR_ARG;
+        *flag = 0; /* no MPI loaded yet: certainly not initialized */
         return MPI_SUCCESS;
     }
     ANYMPI_DISPATCH(int, MPI_Initialized, (int *), (flag));
@@ -216,7 +221,8 @@ int PMPI_Initialized(int *flag)
 int PMPI_Finalized(int *flag)
 {
     if (!__atomic_load_n(&anympi_table, __ATOMIC_ACQUIRE)) {
-        if (flag) *flag = 0;
+        if (!flag) return MPI_ERR_ARG;
+        *flag = 0;
         return MPI_SUCCESS;
     }
     ANYMPI_DISPATCH(int, MPI_Finalized, (int *), (flag));

@@ -308,16 +308,16 @@ ANYMPI_UNSUPPORTED(MPI_Allreduce_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Allreduce_init
 ANYMPI_FWD(MPI_Allreduce_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
-ANYMPI_PERSISTENT(MPI_Allreduce_init, init_checks("MPI_Allreduce_init", comm).count(count, "count").type(datatype, "datatype").op(op), MPI_Iallreduce, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allreduce_init, init_checks("MPI_Allreduce_init", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), MPI_Iallreduce, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allreduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Allreduce_init_c
 ANYMPI_FWD(MPI_Allreduce_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iallreduce_c
-ANYMPI_PERSISTENT(MPI_Allreduce_init_c, init_checks("MPI_Allreduce_init_c", comm).count(count, "count").type(datatype, "datatype").op(op), MPI_Iallreduce_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allreduce_init_c, init_checks("MPI_Allreduce_init_c", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), MPI_Iallreduce_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iallreduce
-ANYMPI_PERSISTENT(MPI_Allreduce_init_c, init_checks("MPI_Allreduce_init_c", comm).count(count, "count").type(datatype, "datatype").op(op), chunked_nb<MPI_Iallreduce>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Allreduce_init_c, init_checks("MPI_Allreduce_init_c", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), chunked_nb<MPI_Iallreduce>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Allreduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -438,16 +438,16 @@ ANYMPI_UNSUPPORTED(MPI_Exscan_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Exscan_init
 ANYMPI_FWD(MPI_Exscan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iexscan
-ANYMPI_PERSISTENT(MPI_Exscan_init, init_checks("MPI_Exscan_init", comm).count(count, "count").type(datatype, "datatype").op(op), MPI_Iexscan, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Exscan_init, init_checks("MPI_Exscan_init", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), MPI_Iexscan, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Exscan_init_c
 ANYMPI_FWD(MPI_Exscan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iexscan_c
-ANYMPI_PERSISTENT(MPI_Exscan_init_c, init_checks("MPI_Exscan_init_c", comm).count(count, "count").type(datatype, "datatype").op(op), MPI_Iexscan_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Exscan_init_c, init_checks("MPI_Exscan_init_c", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), MPI_Iexscan_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iexscan
-ANYMPI_PERSISTENT(MPI_Exscan_init_c, init_checks("MPI_Exscan_init_c", comm).count(count, "count").type(datatype, "datatype").op(op), chunked_nb<MPI_Iexscan>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Exscan_init_c, init_checks("MPI_Exscan_init_c", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), chunked_nb<MPI_Iexscan>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Exscan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -817,16 +817,16 @@ ANYMPI_WIDE_IF(MPI_Get_accumulate_c, emulated_acc_refused("MPI_Get_accumulate_c"
 ANYMPI_UNSUPPORTED(MPI_Get_accumulate_c, errh_of(win), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Get_address, (c_buf(location), c_i64p(address)))
-ANYMPI_FWD(MPI_Get_count, (c_st_in(status), c_hin(datatype), count))
-ANYMPI_FWD(MPI_Get_elements, (c_st_in(status), c_hin(datatype), count))
+ANYMPI_FWD_IF(MPI_Get_count, c_status_given("MPI_Get_count", status), (c_st_in(status), c_hin(datatype), count))
+ANYMPI_FWD_IF(MPI_Get_elements, c_status_given("MPI_Get_elements", status), (c_st_in(status), c_hin(datatype), count))
 #if ANYMPI_HAVE_MPI_Get_elements_c
-ANYMPI_FWD(MPI_Get_elements_c, (c_st_in(status), c_hin(datatype), c_i64p(count)))
+ANYMPI_FWD_IF(MPI_Get_elements_c, c_status_given("MPI_Get_elements_c", status), (c_st_in(status), c_hin(datatype), c_i64p(count)))
 #elif ANYMPI_HAVE_MPI_Get_elements_x
-ANYMPI_NARROW(MPI_Get_elements_c, MPI_Get_elements_x, errh_self(), true, (c_st_in(status), c_hin(datatype), c_i64p(count)))
+ANYMPI_NARROW_IF(MPI_Get_elements_c, c_status_given("MPI_Get_elements_c", status), MPI_Get_elements_x, errh_self(), true, (c_st_in(status), c_hin(datatype), c_i64p(count)))
 #else
 ANYMPI_UNSUPPORTED(MPI_Get_elements_c, errh_self(), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Get_elements_x, (c_st_in(status), c_hin(datatype), c_i64p(count)))
+ANYMPI_FWD_IF(MPI_Get_elements_x, c_status_given("MPI_Get_elements_x", status), (c_st_in(status), c_hin(datatype), c_i64p(count)))
 ANYMPI_FWD(MPI_Get_processor_name, (name, resultlen))
 ANYMPI_UNSUPPORTED(MPI_Get_version, errh_self(), "answered by the front: the ABI's MPI version, valid before init")
 ANYMPI_FWD(MPI_Graph_get, (c_hin(comm), maxindex, maxedges, c_couts<cat::undefined>(indx, maxindex), c_ranks_out(edges, maxedges)))
@@ -1135,16 +1135,16 @@ ANYMPI_UNSUPPORTED(MPI_Reduce_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Reduce_init
 ANYMPI_FWD_IF(MPI_Reduce_init, c_in_place_root("MPI_Reduce_init", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_PERSISTENT(MPI_Reduce_init, init_checks("MPI_Reduce_init", comm).count(count, "count").type(datatype, "datatype").op(op).root(root).in_place_root(sendbuf, "sendbuf", root), MPI_Ireduce, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Reduce_init, init_checks("MPI_Reduce_init", comm).count(count, "count").type(datatype, "datatype").op(op, datatype).root(root).in_place_root(sendbuf, "sendbuf", root), MPI_Ireduce, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_init_c
 ANYMPI_FWD_IF(MPI_Reduce_init_c, c_in_place_root("MPI_Reduce_init_c", "sendbuf", sendbuf, root, comm), (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_rank_in(root), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_c
-ANYMPI_PERSISTENT(MPI_Reduce_init_c, init_checks("MPI_Reduce_init_c", comm).count(count, "count").type(datatype, "datatype").op(op).root(root).in_place_root(sendbuf, "sendbuf", root), MPI_Ireduce_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Reduce_init_c, init_checks("MPI_Reduce_init_c", comm).count(count, "count").type(datatype, "datatype").op(op, datatype).root(root).in_place_root(sendbuf, "sendbuf", root), MPI_Ireduce_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Ireduce
-ANYMPI_PERSISTENT(MPI_Reduce_init_c, init_checks("MPI_Reduce_init_c", comm).count(count, "count").type(datatype, "datatype").op(op).root(root).in_place_root(sendbuf, "sendbuf", root), chunked_nb<MPI_Ireduce>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Reduce_init_c, init_checks("MPI_Reduce_init_c", comm).count(count, "count").type(datatype, "datatype").op(op, datatype).root(root).in_place_root(sendbuf, "sendbuf", root), chunked_nb<MPI_Ireduce>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_rank_in(root), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1161,14 +1161,14 @@ ANYMPI_FWD(MPI_Reduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount,
 #if ANYMPI_HAVE_MPI_Reduce_scatter_block_init
 ANYMPI_FWD(MPI_Reduce_scatter_block_init, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter_block
-ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init, init_checks("MPI_Reduce_scatter_block_init", comm).count(recvcount, "recvcount").type(datatype, "datatype").op(op), MPI_Ireduce_scatter_block, true, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Reduce_scatter_block_init, init_checks("MPI_Reduce_scatter_block_init", comm).count(recvcount, "recvcount").type(datatype, "datatype").op(op, datatype), MPI_Ireduce_scatter_block, true, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_block_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Reduce_scatter_init
 ANYMPI_FWD(MPI_Reduce_scatter_init, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Ireduce_scatter
-ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, init_checks("MPI_Reduce_scatter_init", comm).type(datatype, "datatype").op(op), MPI_Ireduce_scatter, true, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Reduce_scatter_init, init_checks("MPI_Reduce_scatter_init", comm).type(datatype, "datatype").op(op, datatype), MPI_Ireduce_scatter, true, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Reduce_scatter_init, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1224,16 +1224,16 @@ ANYMPI_UNSUPPORTED(MPI_Scan_c, errh_of(comm), "not provided by this MPI")
 #if ANYMPI_HAVE_MPI_Scan_init
 ANYMPI_FWD(MPI_Scan_init, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscan
-ANYMPI_PERSISTENT(MPI_Scan_init, init_checks("MPI_Scan_init", comm).count(count, "count").type(datatype, "datatype").op(op), MPI_Iscan, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Scan_init, init_checks("MPI_Scan_init", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), MPI_Iscan, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init, errh_of(comm), "not provided by this MPI", request)
 #endif
 #if ANYMPI_HAVE_MPI_Scan_init_c
 ANYMPI_FWD(MPI_Scan_init_c, (c_buf(sendbuf), c_buf(recvbuf), count, c_hin(datatype), c_op_in(op, datatype), c_hin(comm), c_hin(info), c_hout_persistent(request)))
 #elif ANYMPI_HAVE_MPI_Iscan_c
-ANYMPI_PERSISTENT(MPI_Scan_init_c, init_checks("MPI_Scan_init_c", comm).count(count, "count").type(datatype, "datatype").op(op), MPI_Iscan_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Scan_init_c, init_checks("MPI_Scan_init_c", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), MPI_Iscan_c, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #elif ANYMPI_HAVE_MPI_Iscan
-ANYMPI_PERSISTENT(MPI_Scan_init_c, init_checks("MPI_Scan_init_c", comm).count(count, "count").type(datatype, "datatype").op(op), chunked_nb<MPI_Iscan>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
+ANYMPI_PERSISTENT(MPI_Scan_init_c, init_checks("MPI_Scan_init_c", comm).count(count, "count").type(datatype, "datatype").op(op, datatype), chunked_nb<MPI_Iscan>{}, true, (c_buf(sendbuf), c_buf(recvbuf), count, c_type_kept(datatype), c_op_kept(op, datatype), c_hin(comm)))
 #else
 ANYMPI_UNSUPPORTED_OUT(MPI_Scan_init_c, errh_of(comm), "not provided by this MPI", request)
 #endif
@@ -1319,18 +1319,18 @@ ANYMPI_UNSUPPORTED_OUT(MPI_Ssend_init_c, errh_of(comm), "not provided by this MP
 #endif
 ANYMPI_FWD_AS(MPI_Start, (c_hio(request)))
 ANYMPI_FWD_AS(MPI_Startall, (count, c_harr_io(array_of_requests, count)))
-ANYMPI_FWD(MPI_Status_set_cancelled, (c_st_io(status), flag))
-ANYMPI_FWD(MPI_Status_set_elements, (c_st_io(status), c_hin(datatype), count))
+ANYMPI_FWD_IF(MPI_Status_set_cancelled, c_status_given("MPI_Status_set_cancelled", status), (c_st_io(status), flag))
+ANYMPI_FWD_IF(MPI_Status_set_elements, c_status_given("MPI_Status_set_elements", status), (c_st_io(status), c_hin(datatype), count))
 #if ANYMPI_HAVE_MPI_Status_set_elements_c
-ANYMPI_FWD(MPI_Status_set_elements_c, (c_st_io(status), c_hin(datatype), count))
+ANYMPI_FWD_IF(MPI_Status_set_elements_c, c_status_given("MPI_Status_set_elements_c", status), (c_st_io(status), c_hin(datatype), count))
 #elif ANYMPI_HAVE_MPI_Status_set_elements_x
-ANYMPI_NARROW(MPI_Status_set_elements_c, MPI_Status_set_elements_x, errh_self(), true, (c_st_io(status), c_hin(datatype), count))
+ANYMPI_NARROW_IF(MPI_Status_set_elements_c, c_status_given("MPI_Status_set_elements_c", status), MPI_Status_set_elements_x, errh_self(), true, (c_st_io(status), c_hin(datatype), count))
 #else
 ANYMPI_UNSUPPORTED(MPI_Status_set_elements_c, errh_self(), "not provided by this MPI")
 #endif
-ANYMPI_FWD(MPI_Status_set_elements_x, (c_st_io(status), c_hin(datatype), count))
+ANYMPI_FWD_IF(MPI_Status_set_elements_x, c_status_given("MPI_Status_set_elements_x", status), (c_st_io(status), c_hin(datatype), count))
 ANYMPI_FWD_AS(MPI_Test, (c_hio_if(flag, request), flag, c_st_out_if(flag, status)))
-ANYMPI_FWD(MPI_Test_cancelled, (c_st_in(status), flag))
+ANYMPI_FWD_IF(MPI_Test_cancelled, c_status_given("MPI_Test_cancelled", status), (c_st_in(status), flag))
 ANYMPI_FWD_AS(MPI_Testall, (count, c_harr_io_if(flag, array_of_requests, count), flag, c_sts_out_if(flag, array_of_statuses, count)))
 ANYMPI_FWD_AS(MPI_Testany, (count, c_harr_io_if(flag, array_of_requests, count), c_cout<cat::undefined>(indx), flag, c_st_out_if(flag, status)))
 ANYMPI_FWD(MPI_Topo_test, (c_hin(comm), c_cout<cat::topology>(status)))

@@ -392,7 +392,7 @@ struct req_info {
   std::uint64_t seq = 0;  // posting order
   std::shared_ptr<nb_coll> nb;  // coll, pcoll: the signature exchange
   shadow_ptr shadow;            // send, psend: the shadow of the send in progress
-  std::uint64_t comm_gen = 0;   // comm's generation when posted (posted_comm_alive)
+  std::uint64_t comm_gen = 0;   // comm's generation when posted (posted_state)
 };
 std::unordered_map<MPI_Request, req_info> g_reqs;
 std::unordered_map<MPI_Message, MPI_Comm> g_msgs;  // matched probes: the message's communicator

@@ -199,8 +199,15 @@ crec compact(std::int64_t count, const type_sig& s, int rank = -1, int idx = 0) 
   r.bytes = at::detail::sat_mul(s.bytes, count);
   return r;
 }
+// A block of no elements of MPI_DATATYPE_NULL, which the w collectives take (both MPIs do, and
+// programs rely on it): its signature is the empty one, and there is no type to ask.
+bool zero_null(std::int64_t count, MPI_Datatype t) { return count == 0 && t == MPI_DATATYPE_NULL; }
+const type_sig& sig_for(std::int64_t count, MPI_Datatype t) {
+  static const type_sig empty{.known = true};
+  return zero_null(count, t) ? empty : *sig_of(t);
+}
 crec compact(std::int64_t count, MPI_Datatype t, int rank = -1, int idx = 0) {
-  return compact(count, *sig_of(t), rank, idx);
+  return compact(count, sig_for(count, t), rank, idx);
 }
 // Equal signatures, as a collective needs them (MPI_PACKED: equal bytes).
 bool same(const crec& a, const crec& b) {
@@ -226,7 +233,7 @@ wire make_wire(std::int64_t count, const type_sig& s) {
   }
   return w;
 }
-wire make_wire(std::int64_t count, MPI_Datatype t) { return make_wire(count, *sig_of(t)); }
+wire make_wire(std::int64_t count, MPI_Datatype t) { return make_wire(count, sig_for(count, t)); }
 wire none_wire() {
   wire w{};
   w.flags = w_none;
@@ -1201,6 +1208,7 @@ struct side {
   const int* counts = nullptr;
   const MPI_Count* counts_c = nullptr;
   const MPI_Datatype* types = nullptr;
+  bool mirror = false;  // MPI_IN_PLACE: the other side's arguments, checked as that side's
   std::int64_t count(int k) const { return counts ? counts[k] : counts_c ? counts_c[k] : count1; }
   MPI_Datatype type(int k) const { return types ? types[k] : type1; }
   crec rec(int k, int rank, int idx) const {
@@ -1210,6 +1218,10 @@ struct side {
   wire full(int k) const { return used ? make_wire(count(k), type(k)) : none_wire(); }
 };
 side unused() { return {}; }
+side mirror_of(side x) {
+  x.mirror = true;
+  return x;
+}
 side one_block(std::int64_t n, MPI_Datatype t) { return {true, n, t}; }
 template <class C>
 side per_peer(const C* n, MPI_Datatype t, const MPI_Datatype* ts = nullptr) {
@@ -1522,9 +1534,9 @@ struct plan {
 };
 
 int side_args(const char* fn, const side& x, int n, MPI_Comm c, const char* type_arg, const char* count_arg) {
-  if (!g_args || !x.used) return 0;
+  if (!g_args || !x.used || x.mirror) return 0;
   for (int k = 0; k < (x.types || x.counts || x.counts_c ? n : 1); ++k) {
-    RETURN_IF(check_type(fn, x.type(k), c, type_arg));
+    if (!zero_null(x.count(k), x.type(k))) RETURN_IF(check_type(fn, x.type(k), c, type_arg));
     RETURN_IF(check_count(fn, x.count(k), c, count_arg));
   }
   return 0;
@@ -1596,13 +1608,13 @@ FAMILY(f_scatterv, 9, p.how = moves::scatter; p.root = ARG(7);
        p.refused = IN_PLACE(4) && !s.inter && !is_root(s, p.root))
 // (sb, sn, st, rb, rcounts, displs, rt, comm); in place, rank i's send is its own block
 FAMILY(f_allgatherv, 8, p.how = moves::allgather; p.rcv = per_peer(ARG(4), ARG(6));
-       p.snd = IN_PLACE(0) ? one_block(p.rcv.count(s.rank), ARG(6)) : one_block(ARG(1), ARG(2)))
+       p.snd = IN_PLACE(0) ? mirror_of(one_block(p.rcv.count(s.rank), ARG(6))) : one_block(ARG(1), ARG(2)))
 // (sb, scounts, sdispls, st, rb, rcounts, rdispls, rt, comm); in place, the sends are the receive blocks
 FAMILY(f_alltoallv, 9, p.how = moves::alltoall; p.rcv = per_peer(ARG(5), ARG(7));
-       p.snd = IN_PLACE(0) ? p.rcv : per_peer(ARG(1), ARG(3)))
+       p.snd = IN_PLACE(0) ? mirror_of(p.rcv) : per_peer(ARG(1), ARG(3)))
 // (sb, scounts, sdispls, sts, rb, rcounts, rdispls, rts, comm)
 FAMILY(f_alltoallw, 9, p.how = moves::alltoall; p.rcv = per_peer(ARG(5), MPI_DATATYPE_NULL, ARG(7));
-       p.snd = IN_PLACE(0) ? p.rcv : per_peer(ARG(1), MPI_DATATYPE_NULL, ARG(3)))
+       p.snd = IN_PLACE(0) ? mirror_of(p.rcv) : per_peer(ARG(1), MPI_DATATYPE_NULL, ARG(3)))
 // (sb, sn, st, rb, rn, rt, comm)
 FAMILY(f_nb_allgather, 7, p.how = moves::nb_allgather; p.snd = one_block(ARG(1), ARG(2)); p.rcv = one_block(ARG(4), ARG(5)))
 // (sb, sn, st, rb, rcounts, displs, rt, comm)
@@ -1634,7 +1646,7 @@ FAMILY(f_scatter, 8, p.uniform = true; p.how_u = rule::root_sends; p.root = ARG(
        p.rcv = IN_PLACE(3) ? unused() : one_block(ARG(4), ARG(5)))
 // (sb, sn, st, rb, rn, rt, comm)
 FAMILY(f_allgather, 7, p.uniform = true; p.how_u = rule::all_to_all; p.rcv = one_block(ARG(4), ARG(5));
-       p.snd = IN_PLACE(0) ? p.rcv : one_block(ARG(1), ARG(2)))
+       p.snd = IN_PLACE(0) ? mirror_of(p.rcv) : one_block(ARG(1), ARG(2)))
 
 #define COLL(X, FAM) g_table[ANYMPI_IX_##X] = reinterpret_cast<void*>(&coll_w<#X, ANYMPI_IX_##X, FAM::nargs, FAM, decltype(&P##X)>::fn)
 #define COLL_C(X, FAM) COLL(X, FAM), COLL(X##_c, FAM)

@@ -127,6 +127,13 @@ static void mismatch(void)
         EXPECT_TYPE(rcv, "MPI_Alltoallw", "rank 0 sends 2 × MPI_FLOAT to rank 1", "which receives 2 × MPI_INT");
         st[1] = two_int;
         OK(MPI_Alltoallw(out, one, bd, st, buf, two, bd, rt, MPI_COMM_WORLD));
+        /* MPI_DATATYPE_NULL only for blocks of count 0; in place, the nulls are recvtypes' */
+        st[last] = MPI_DATATYPE_NULL;
+        rcv = MPI_Alltoallw(out, one, bd, st, buf, two, bd, rt, MPI_COMM_WORLD);
+        EXPECT_TYPE(rcv, "MPI_Alltoallw: argument sendtypes is MPI_DATATYPE_NULL");
+        rt[last] = MPI_DATATYPE_NULL;
+        rcv = MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, buf, one, bd, rt, MPI_COMM_WORLD);
+        EXPECT_TYPE(rcv, "MPI_Alltoallw: argument recvtypes is MPI_DATATYPE_NULL");
         MPI_Type_free(&two_int);
         MPI_Type_free(&two_float);
     }

@@ -12,6 +12,8 @@
  *                section 7.4.3: they complete as if it were not), and another made meanwhile
  *                that may get its handle's value: the checker asked the freed handle and
  *                faulted (Open MPI) or aborted (MPICH)
+ *   w_null_types MPI_Alltoallw with MPI_DATATYPE_NULL in the blocks of count 0 (a ring: one
+ *                block each way), also in place: the checker refused the nulls
  * Each must pass, and print no "anympi check:" line, natively and under ANYMPI_CHECK: the
  * same file is built against the standard header (run over libmpi_abi with the checker) and
  * natively against each MPI, which proves the expectations. Standard C and MPI only. */
@@ -235,10 +237,32 @@ static void freed_comm(void)
     }
 }
 
+static void w_null_types(void)
+{
+    const int to = next_rank(), from = prev_rank();
+    int *sc = calloc((size_t)size, sizeof(int)), *rc = calloc((size_t)size, sizeof(int));
+    int *sd = calloc((size_t)size, sizeof(int)), *rd = calloc((size_t)size, sizeof(int));
+    MPI_Datatype *st = malloc((size_t)size * sizeof(MPI_Datatype)), *rt = malloc((size_t)size * sizeof(MPI_Datatype));
+    for (int k = 0; k < size; ++k) st[k] = rt[k] = MPI_DATATYPE_NULL;
+    sc[to] = 1, st[to] = MPI_INT, rc[from] = 1, rt[from] = MPI_INT;
+    int out = 100 + rank, in = -1;
+    OK(MPI_Alltoallw(&out, sc, sd, st, &in, rc, rd, rt, MPI_COMM_WORLD));
+    EXPECT(in == 100 + from, "alltoallw: received %d, expected %d", in, 100 + from);
+    /* in place, each process's own block only */
+    int *buf = malloc((size_t)size * sizeof(int));
+    for (int k = 0; k < size; ++k) {
+        buf[k] = 1000 * rank + k;
+        rc[k] = k == rank, rd[k] = k * (int)sizeof(int), rt[k] = k == rank ? MPI_INT : MPI_DATATYPE_NULL;
+    }
+    OK(MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, buf, rc, rd, rt, MPI_COMM_WORLD));
+    EXPECT(buf[rank] == 1001 * rank, "alltoallw in place: own block %d, expected %d", buf[rank], 1001 * rank);
+    free(sc), free(rc), free(sd), free(rd), free(st), free(rt), free(buf);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s freed_type|cancel_send|noop_origin|freed_comm\n", argv[0]);
+        fprintf(stderr, "usage: %s freed_type|cancel_send|noop_origin|freed_comm|w_null_types\n", argv[0]);
         return 2;
     }
     MPI_Init(&argc, &argv);
@@ -251,6 +275,7 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "cancel_send")) cancel_send();
     else if (!strcmp(argv[1], "noop_origin")) noop_origin();
     else if (!strcmp(argv[1], "freed_comm")) freed_comm();
+    else if (!strcmp(argv[1], "w_null_types")) w_null_types();
     else {
         fprintf(stderr, "correct_test: unknown scenario %s\n", argv[1]);
         failures = 1;

@@ -8,7 +8,8 @@
  * memory types with holes the conversion must not touch, and a read cut short by the end of the
  * file must count only what it read.  Also: the _c registration, MPI_CONVERSION_FN_NULL (data as they
  * are), MPI_File_get_view and MPI_File_get_type_extent under the view, the errors
- * (MPI_ERR_DUP_DATAREP, MPI_ERR_ARG, MPI_ERR_CONVERSION from a failing function).  Neither MPI
+ * (MPI_ERR_DUP_DATAREP, MPI_ERR_ARG, MPI_ERR_CONVERSION from a failing function), raised through
+ * MPI_FILE_NULL's handler, a program's own too, and not MPI_COMM_WORLD's.  Neither MPI
  * here accepts a registered representation in MPI_File_set_view: over the ABI only. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "check.h"
@@ -133,6 +134,38 @@ static void test_register(void)
              MPI_ERR_DUP_DATAREP);
     CHECK_EQ(error_class_of(MPI_Register_datarep("anympi-no-extent", be64_read, be64_write, NULL, NULL)), MPI_ERR_ARG);
     CHECK_EQ(error_class_of(MPI_Register_datarep("", be64_read, be64_write, be64_extent, NULL)), MPI_ERR_ARG);
+}
+
+static int handler_calls, handler_class;
+static MPI_File handler_file;
+static void on_file_error(MPI_File *f, int *code, ...)
+{
+    ++handler_calls;
+    handler_file = *f;
+    MPI_Error_class(*code, &handler_class);
+}
+
+/* Errors without a file (MPI_Register_datarep's) go to MPI_FILE_NULL's handler alone: with
+ * MPI_COMM_WORLD's fatal, as by default, a program whose handler there returns, or is its own,
+ * carries on (over Open MPI, which refuses MPI_File_call_errhandler on MPI_FILE_NULL, the
+ * refusal was raised on MPI_COMM_WORLD and aborted the program). */
+static void test_default_file_handler(void)
+{
+    MPI_Errhandler mine;
+    MPI_OK(MPI_File_create_errhandler(on_file_error, &mine));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, mine));
+    int rc = MPI_Register_datarep("anympi-be64", be64_read, be64_write, be64_extent, NULL);
+    CHECK_EQ(error_class_of(rc), MPI_ERR_DUP_DATAREP);
+    CHECK_EQ(handler_calls, 1);
+    CHECK_EQ(handler_class, MPI_ERR_DUP_DATAREP);
+    CHECK(handler_file == MPI_FILE_NULL);
+    MPI_OK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN));
+    rc = MPI_Register_datarep("", be64_read, be64_write, be64_extent, NULL);
+    CHECK_EQ(error_class_of(rc), MPI_ERR_ARG);
+    CHECK_EQ(handler_calls, 1);
+    MPI_OK(MPI_Errhandler_free(&mine));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 }
 
 /* What every process wrote, visible to every process (MPI-IO's sync-barrier-sync). */
@@ -394,6 +427,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Bcast(dir, (int)sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD));
     CHECK_FATAL(dir[0] != '\0');
     test_register();
+    test_default_file_handler();
     test_interleaved("anympi-be64");
     test_interleaved("anympi-be64-c");
     test_ordered();

@@ -3,7 +3,7 @@
  * an interleaving filetype, get_view giving back the standard constants,
  * read/write _at, _at_all, _all, _shared, _ordered, iwrite_at/iread_at,
  * seek/get_position, get_size/set_size/preallocate, get_amode, get_group,
- * sync, and error classes of file errors. */
+ * sync, error classes of file errors, and integer handles of files. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, access */
 #include "check.h"
 #include <unistd.h>
@@ -270,6 +270,39 @@ static void test_shared_ordered(void)
     if (rank == 0) MPI_OK(MPI_File_delete(fname, MPI_INFO_NULL));
 }
 
+/* A file's integer handle gives the file back, distinct per file (Fortran layers keep files as
+ * integers); over MPICH the ABI's MPI_File_fromint gave a predefined handle instead.  Natively
+ * MPI_File_c2f/f2c. */
+#if CHECK_OVER_ABI
+#define FILE_TO_INT(f) MPI_File_toint(f)
+#define FILE_FROM_INT(i) MPI_File_fromint(i)
+#else
+#define FILE_TO_INT(f) ((int)MPI_File_c2f(f))
+#define FILE_FROM_INT(i) MPI_File_f2c(i)
+#endif
+static void test_integer_handles(void)
+{
+    char name[32], fname[300];
+    snprintf(name, sizeof name, "ints%d.dat", rank);
+    path(fname, sizeof fname, name);
+    MPI_File a, b;
+    MPI_OK(MPI_File_open(MPI_COMM_SELF, fname, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &a));
+    MPI_OK(MPI_File_open(MPI_COMM_SELF, fname, MPI_MODE_RDWR, MPI_INFO_NULL, &b));
+    const int ia = FILE_TO_INT(a), ib = FILE_TO_INT(b);
+    CHECK(ia != ib);
+    CHECK_EQ(FILE_TO_INT(a), ia);
+    CHECK(FILE_FROM_INT(ia) == a);
+    CHECK(FILE_FROM_INT(ib) == b);
+    MPI_Offset n = -1;
+    MPI_OK(MPI_File_set_size(FILE_FROM_INT(ia), 24));
+    MPI_OK(MPI_File_get_size(FILE_FROM_INT(ib), &n));
+    CHECK_EQ(n, 24);
+    CHECK(FILE_FROM_INT(FILE_TO_INT(MPI_FILE_NULL)) == MPI_FILE_NULL);
+    MPI_OK(MPI_File_close(&b));
+    MPI_OK(MPI_File_close(&a));
+}
+
 int main(int argc, char **argv)
 {
     check_init(&argc, &argv, "io");
@@ -288,6 +321,7 @@ int main(int argc, char **argv)
     test_basic();
     test_view();
     test_shared_ordered();
+    test_integer_handles();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) {
         /* Leftovers of a shared file pointer implementation are allowed; remove them. */

@@ -1,6 +1,7 @@
 // The backend's tables (built once, when the module is loaded), statuses, and the one
 // error-raising helper.  Shared by every native MPI; see native.hpp for what differs.
 #include "backend.hpp"
+#include "callbacks.hpp"
 #include "requests.hpp"
 #include "emulated_types.hpp"
 #include "sessions.hpp"
@@ -232,6 +233,24 @@ template <class Obj, class Call> static int raise_with(Obj o, int abi_class, con
     return err_out(code);
 }
 
+// MPI_FILE_NULL's handler called as MPI_File_call_errhandler would, where the MPI refuses
+// that (native_calls_file_null_errhandler): a program's through its closure; a predefined one,
+// which applies to objects of any kind, on a duplicate of MPI_COMM_SELF.
+static void call_file_null_errhandler(int code)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (MPI_File_get_errhandler(MPI_FILE_NULL, &eh) != MPI_SUCCESS) return;
+    if (MPI_File_errhandler_function *fn = file_errhandler_function(eh)) {
+        MPI_File f = MPI_FILE_NULL;
+        fn(&f, &code);
+    } else if (MPI_Comm c; eh != MPI_ERRORS_RETURN && MPI_Comm_dup(MPI_COMM_SELF, &c) == MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(c, eh);
+        MPI_Comm_call_errhandler(c, code);
+        MPI_Comm_free(&c);
+    }
+    MPI_Errhandler_free(&eh);
+}
+
 int raise_error(errh_obj o, int abi_class, const char *msg)
 {
     switch (o.kind) {
@@ -241,6 +260,8 @@ int raise_error(errh_obj o, int abi_class, const char *msg)
                               [](MPI_Win w, int code) { MPI_Win_call_errhandler(w, code); });
         break;
     case k_file: // MPI_FILE_NULL carries the default file error handler
+        if (!native_calls_file_null_errhandler && from_bits<MPI_File>(o.native) == MPI_FILE_NULL)
+            return raise_with(MPI_FILE_NULL, abi_class, msg, [](MPI_File, int code) { call_file_null_errhandler(code); });
         return raise_with(from_bits<MPI_File>(o.native), abi_class, msg,
                           [](MPI_File f, int code) { MPI_File_call_errhandler(f, code); });
 #if ANYMPI_NATIVE_HAS_SESSIONS

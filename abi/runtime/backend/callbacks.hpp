@@ -25,6 +25,9 @@ int op_create_c(abi_User_function_c *fn, int commute, MPI_Op *out);
 int comm_errhandler_create(abi_Comm_errhandler_function *fn, MPI_Errhandler *out);
 int win_errhandler_create(abi_Win_errhandler_function *fn, MPI_Errhandler *out);
 int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out);
+// The native function of a file error handler made by file_errhandler_create (null for any
+// other), to call it where the MPI will not (see native_calls_file_null_errhandler).
+MPI_File_errhandler_function *file_errhandler_function(MPI_Errhandler h);
 // Where the MPI has no sessions, a communicator error handler that calls fn with the session
 // whose communicator it is (sessions.cpp).
 int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandler *out);

@@ -923,39 +923,39 @@ ANYMPI_MANUAL(MPI_Remove_error_class, emulated, "anympi forgets the class it rec
 // ---------------------------------------------------------------- MPI-5.0: integer handles
 // Predefined handles are their ABI value; others are the native Fortran integer, moved off
 // the predefined range where the native one could collide with it.
-ANYMPI_MANUAL(MPI_Comm_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_Comm_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(comm, [](MPI_Comm n) { return int(MPI_Comm_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Comm_fromint, emulated, "inverse of MPI_Comm_toint")
 { return fromint<abi_Comm>(comm, [](int i) { return MPI_Comm_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Type_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_Type_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(datatype, [](MPI_Datatype n) { return int(MPI_Type_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Type_fromint, emulated, "inverse of MPI_Type_toint")
 { return fromint<abi_Datatype>(datatype, [](int i) { return MPI_Type_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Group_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_Group_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(group, [](MPI_Group n) { return int(MPI_Group_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Group_fromint, emulated, "inverse of MPI_Group_toint")
 { return fromint<abi_Group>(group, [](int i) { return MPI_Group_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Win_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_Win_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(win, [](MPI_Win n) { return int(MPI_Win_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Win_fromint, emulated, "inverse of MPI_Win_toint")
 { return fromint<abi_Win>(win, [](int i) { return MPI_Win_f2c(i); }); }
-ANYMPI_MANUAL(MPI_File_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_File_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(file, [](MPI_File n) { return int(MPI_File_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_File_fromint, emulated, "inverse of MPI_File_toint")
 { return fromint<abi_File>(file, [](int i) { return MPI_File_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Info_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_Info_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(info, [](MPI_Info n) { return int(MPI_Info_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Info_fromint, emulated, "inverse of MPI_Info_toint")
 { return fromint<abi_Info>(info, [](int i) { return MPI_Info_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Op_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_Op_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(op, [](MPI_Op n) { return int(MPI_Op_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Op_fromint, emulated, "inverse of MPI_Op_toint")
 { return fromint<abi_Op>(op, [](int i) { return MPI_Op_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Errhandler_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_Errhandler_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(errhandler, [](MPI_Errhandler n) { return int(MPI_Errhandler_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Errhandler_fromint, emulated, "inverse of MPI_Errhandler_toint")
 { return fromint<abi_Errhandler>(errhandler, [](int i) { return MPI_Errhandler_f2c(i); }); }
-ANYMPI_MANUAL(MPI_Request_toint, emulated, "predefined: ABI value; others: the native Fortran handle (anympi's own requests: a number of anympi's)")
+ANYMPI_MANUAL(MPI_Request_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF (anympi's own requests: a number of anympi's)")
 {
     if (any_emulated() && is_emulated(request)) return emulated_toint(request);
     return toint(request, [](MPI_Request n) { return int(MPI_Request_c2f(n)); });
@@ -965,7 +965,7 @@ ANYMPI_MANUAL(MPI_Request_fromint, emulated, "inverse of MPI_Request_toint")
     if (own_request_int(request)) return emulated_fromint(request);
     return fromint<abi_Request>(request, [](int i) { return MPI_Request_f2c(i); });
 }
-ANYMPI_MANUAL(MPI_Message_toint, emulated, "predefined: ABI value; others: the native Fortran handle")
+ANYMPI_MANUAL(MPI_Message_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF")
 { return toint(message, [](MPI_Message n) { return int(MPI_Message_c2f(n)); }); }
 ANYMPI_MANUAL(MPI_Message_fromint, emulated, "inverse of MPI_Message_toint")
 { return fromint<abi_Message>(message, [](int i) { return MPI_Message_f2c(i); }); }

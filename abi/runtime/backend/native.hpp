@@ -82,10 +82,15 @@ constexpr bool native_t_finalize_faults_after_finalize = true;
 #else
 constexpr bool native_t_finalize_faults_after_finalize = false;
 #endif
-constexpr int toint_bias =
+// Whether MPI_File_call_errhandler takes MPI_FILE_NULL, whose handler is the default for files
+// (Open MPI 4.1 refuses it with MPI_ERR_ARG, raised on MPI_COMM_WORLD).
 #if defined(ANYMPI_BACKEND_OPENMPI)
-    0x400;
+constexpr bool native_calls_file_null_errhandler = false;
 #else
-    0;
+constexpr bool native_calls_file_null_errhandler = true;
 #endif
+// Added to the MPI's integer for a handle (MPI_X_c2f) to make MPI_X_toint's, which must not
+// fall in 0..0x3FF, the ABI's predefined handles: Open MPI's are table indices from 0 and
+// MPICH's are its handles, except files, whose MPI_File_c2f gives ROMIO's indices from 1.
+constexpr int toint_bias = 0x400;
 }

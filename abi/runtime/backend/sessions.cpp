@@ -761,7 +761,7 @@ ANYMPI_MANUAL(MPI_Intercomm_create_from_groups, fallback, "where the MPI lacks i
 #endif
 }
 
-ANYMPI_MANUAL(MPI_Session_toint, emulated, "predefined: ABI value; others: the native Fortran handle (where the MPI lacks sessions: a number of anympi's)")
+ANYMPI_MANUAL(MPI_Session_toint, emulated, "predefined: ABI value; others: the native Fortran handle past 0x3FF (where the MPI lacks sessions: a number of anympi's)")
 {
 #if ANYMPI_NATIVE_HAS_SESSIONS
     const uintptr_t v = reinterpret_cast<uintptr_t>(session);

@@ -3,7 +3,8 @@
 # against it through find_package(anympi) (C, and C++ with the bindings), find_package(MPI) with
 # MPI_C_COMPILER (alone, and with MPIEXEC_EXECUTABLE) or MPI_HOME, pkg-config (CMake's module, and
 # the flags of `pkg-config --cflags --libs anympi` alone) and the installed mpicc, and runs every binary as a singleton and with 2 ranks on each backend
-# through the installed mpiexec. Last, the prefix is moved and used again (relocatable).
+# through the installed mpiexec. Last, the prefix is moved and used again (relocatable), also
+# through a link to its library from another folder.
 #   install_and_consume.sh <build-dir> <consumer-source> <work-dir> <cmake-generator> <c-compiler>
 #                          <c++-compiler>
 set -uo pipefail
@@ -108,6 +109,14 @@ flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs anympi)
 "$cc" -o "$work/hello-pc" "$consumer/hello.c" $flags || fail "relocated pkg-config build"
 run_checks "relocated pkg-config" "$work/hello-pc"
 consume relocated-find_package-anympi anympi -DCMAKE_PREFIX_PATH="$prefix"
+
+step "linked from elsewhere: the library reached through a symbolic link in another folder"
+# as an alternatives-style install does: the backends are found beside the file, not the link
+mkdir -p "$work/linked" && ln -sf "$prefix/lib/libmpi_abi.so.1" "$work/linked/libmpi_abi.so.1" &&
+  ln -sf libmpi_abi.so.1 "$work/linked/libmpi_abi.so" || fail "links in $work/linked"
+"$cc" -o "$work/hello-linked" "$consumer/hello.c" -I"$prefix/include" -L"$work/linked" -Wl,-rpath,"$work/linked" -lmpi_abi ||
+  fail "a build against the linked library"
+run_checks "linked library" "$work/hello-linked"
 
 if ((failures)); then echo "install-and-consume: $failures failure(s)"; exit 1; fi
 echo "install-and-consume: ok"

@@ -1,7 +1,34 @@
 /* Init/finalize and the environment queries: Init_thread, Initialized, Finalized,
  * Query_thread, Is_thread_main, Get_version, Get_library_version,
- * Get_processor_name, Wtime/Wtick, Alloc_mem/Free_mem, Get_address/Aint_*. */
+ * Get_processor_name, Wtime/Wtick, Alloc_mem/Free_mem, Get_address/Aint_*; signal handlers
+ * the program sets before MPI_Init are still its own after it. */
+#define _POSIX_C_SOURCE 200809L /* sigaction */
 #include "check.h"
+#include <signal.h>
+
+/* The signals UCX (under MPICH) takes for its error reports when its library is loaded:
+ * natively at program start, so a program's own handlers, set later, win; anympi loads the
+ * MPI inside MPI_Init, after them, and the program's were replaced. */
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+enum { n_fault_signals = sizeof fault_signals / sizeof fault_signals[0] };
+static void on_fault(int sig) { (void)sig; }
+static void set_fault_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fault;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < n_fault_signals; ++i) sigaction(fault_signals[i], &sa, NULL);
+}
+static void check_fault_handlers(void)
+{
+    for (int i = 0; i < n_fault_signals; ++i) {
+        struct sigaction now;
+        CHECK(sigaction(fault_signals[i], NULL, &now) == 0);
+        CHECK_MSG(now.sa_handler == on_fault, "signal %d: the program's handler was replaced in MPI_Init",
+                  fault_signals[i]);
+    }
+}
 
 static int is_thread_level(int level)
 {
@@ -13,6 +40,8 @@ int main(int argc, char **argv)
 {
     int flag = -1, version = 0, subversion = 0, len = -1;
     char lib[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+
+    set_fault_handlers(); /* before any MPI call: anympi loads the MPI at the first */
 
     /* Allowed before MPI_Init. */
     CHECK(MPI_Initialized(&flag) == MPI_SUCCESS);
@@ -42,6 +71,7 @@ int main(int argc, char **argv)
     check_program_ = "init";
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK_MSG(is_thread_level(provided), "provided = %d", provided);
+    check_fault_handlers();
 
     int queried = -12345;
     MPI_OK(MPI_Query_thread(&queried));

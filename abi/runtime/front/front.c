@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,16 +77,50 @@ static void append(char *buf, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The folder this library was loaded from: the backends and the checker live beside it. */
-static void library_dir(char *dir, size_t cap)
+/* The folders this library was loaded from, where the backends and the checker live beside it:
+ * the one of the name it was loaded by, and, where that name is a link (a library installed
+ * elsewhere and linked to), the one of the file itself.  Returns how many (1 or 2). */
+enum { dir_cap = 4096 };
+static void dir_of(char *dir, const char *file)
+{
+    snprintf(dir, dir_cap, "%s", file);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0; else snprintf(dir, dir_cap, ".");
+}
+static int library_dirs(char dirs[2][dir_cap])
 {
     Dl_info info;
-    snprintf(dir, cap, ".");
-    if (dladdr((void *)&library_dir, &info) && info.dli_fname) {
-        snprintf(dir, cap, "%s", info.dli_fname);
-        char *slash = strrchr(dir, '/');
-        if (slash) *slash = 0; else snprintf(dir, cap, ".");
+    snprintf(dirs[0], dir_cap, ".");
+    if (!dladdr((void *)&library_dirs, &info) || !info.dli_fname) return 1;
+    dir_of(dirs[0], info.dli_fname);
+    char *real = realpath(info.dli_fname, 0);
+    int n = 1;
+    if (real) {
+        dir_of(dirs[1], real);
+        if (strcmp(dirs[0], dirs[1]) != 0) n = 2;
+        free(real);
     }
+    return n;
+}
+
+/* dlopen that keeps the program's signal handlers.  Natively the MPI's libraries are loaded
+ * before main, so a handler the program then installs replaces any a library's constructor set
+ * (UCX's for SIGSEGV, SIGBUS, SIGFPE and SIGILL, under MPICH); loaded here, inside MPI_Init,
+ * those constructors would replace the program's.  So every handler the program had set
+ * (anything but SIG_DFL) is put back; where it had none, the library's stays, as natively. */
+static void *dlopen_keeping_signals(const char *path, int flags)
+{
+    struct sigaction before[NSIG];
+    for (int s = 1; s < NSIG; ++s)
+        if (sigaction(s, 0, &before[s]) != 0) before[s].sa_handler = SIG_DFL;
+    void *h = dlopen(path, flags);
+    if (!h) return h;
+    for (int s = 1; s < NSIG; ++s) {
+        struct sigaction now;
+        if (before[s].sa_handler == SIG_DFL || sigaction(s, 0, &now) != 0) continue;
+        if (now.sa_handler != before[s].sa_handler) sigaction(s, &before[s], 0);
+    }
+    return h;
 }
 
 /* ANYMPI_CHECK (abi/check, docs/check.md): wrap the backend's table in the checking module's.
@@ -100,12 +135,12 @@ static void *const *check_hook(void *const *t)
 #endif
     const char *spec = getenv("ANYMPI_CHECK");
     if (!spec || !*spec) return t;
-    char dir[4096], path[4200] = "";
-    library_dir(dir, sizeof dir);
+    char dirs[2][dir_cap], path[dir_cap + 64] = "";
+    const int ndirs = library_dirs(dirs);
     static const char *const where[] = {"%s/anympi/anympi_check.so", "%s/../lib/anympi/anympi_check.so"};
     void *h = 0;
-    for (int i = 0; i < 2 && !h; ++i) {
-        snprintf(path, sizeof path, where[i], dir);
+    for (int i = 0; i < 2 * ndirs && !h; ++i) {
+        snprintf(path, sizeof path, where[i % 2], dirs[i / 2]);
         h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     }
     void *const *(*wrap)(void *const *, const char *) =
@@ -123,17 +158,18 @@ static void load_backend(void)
 {
     const char *choice = choose_backend();
     check_launcher(choice);
-    char tried[4096] = "";
-    char paths[3][4096];
+    char tried[4 * dir_cap] = "";
+    char paths[4][dir_cap + 64];
     int npaths = 0;
     if (strchr(choice, '/')) {
         snprintf(paths[npaths++], sizeof paths[0], "%s", choice);
     } else if (strcmp(choice, "mpich") == 0 || strcmp(choice, "openmpi") == 0) {
         /* relative to this library: build tree (lib/anympi/) and install tree (lib/anympi/) */
-        char dir[4096];
-        library_dir(dir, sizeof dir);
-        snprintf(paths[npaths++], sizeof paths[0], "%s/anympi/anympi_backend_%s.so", dir, choice);
-        snprintf(paths[npaths++], sizeof paths[0], "%s/../lib/anympi/anympi_backend_%s.so", dir, choice);
+        char dirs[2][dir_cap];
+        for (int d = 0, n = library_dirs(dirs); d < n; ++d) {
+            snprintf(paths[npaths++], sizeof paths[0], "%s/anympi/anympi_backend_%s.so", dirs[d], choice);
+            snprintf(paths[npaths++], sizeof paths[0], "%s/../lib/anympi/anympi_backend_%s.so", dirs[d], choice);
+        }
     } else {
         fprintf(stderr,
                 "anympi: ANYMPI_BACKEND='%s' is not a backend; use ANYMPI_BACKEND=mpich, "
@@ -146,7 +182,7 @@ static void load_backend(void)
          * environ instead of the program's (a program that names environ crashes in MPI_Init)
          * and the sanitizers refuse it.  The native MPI's calls of MPI_* by name reach our
          * exports instead, and the backend routes them back (backend.hpp: native scope). */
-        void *h = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
+        void *h = dlopen_keeping_signals(paths[i], RTLD_NOW | RTLD_LOCAL);
         if (!h) {
             const char *e = dlerror();
             append(tried, sizeof tried, "\n  %s: %s", paths[i], e ? e : "unknown error");

@@ -14,12 +14,11 @@
 #pragma once
 
 #include <mpi/handle.hpp>
+#include <mpi/std_parts.hpp>
 #include <mpi/type_map.hpp>
 
 #include <concepts>
 #include <cstdint>
-#include <memory>
-#include <ranges>
 #include <span>
 #include <type_traits>
 

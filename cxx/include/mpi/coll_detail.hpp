@@ -8,8 +8,8 @@
 #include <mpi/large_count.hpp>
 #include <mpi/op.hpp>
 #include <mpi/request.hpp>
+#include <mpi/std_parts.hpp>
 
-#include <ranges>
 #include <string>
 #include <tuple>
 #include <type_traits>

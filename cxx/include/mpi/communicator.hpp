@@ -9,8 +9,8 @@
 #include <mpi/object.hpp>
 #include <mpi/rank_tag.hpp>
 #include <mpi/request.hpp>
+#include <mpi/std_parts.hpp>
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -338,9 +338,11 @@ private:
 template <class D>
 template <class T>
 void comm_ops<D>::set_attr(attribute_key<T> const& key, T value) const {
-  auto p = std::make_unique<T>(std::move(value));
-  MPI_CXX_CALL(MPI_Comm_set_attr, h(), key.native(), p.get());
-  p.release();  // owned by the communicator now; freed by delete_fn
+  auto* p = new T(std::move(value));  // owned by the communicator once set; freed by delete_fn
+  if (int const err = MPI_Comm_set_attr(h(), key.native(), p); err != MPI_SUCCESS) {
+    delete p;
+    detail::check(err, "MPI_Comm_set_attr");
+  }
 }
 template <class D>
 template <class T>

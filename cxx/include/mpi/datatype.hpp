@@ -6,9 +6,9 @@
 #include <mpi/large_count.hpp>
 #include <mpi/object.hpp>
 #include <mpi/rank_tag.hpp>
+#include <mpi/std_parts.hpp>
 
 #include <concepts>
-#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>

@@ -3,12 +3,12 @@
 #pragma once
 
 #include <mpi/object.hpp>
+#include <mpi/std_parts.hpp>
 #include <mpi/thread_level.hpp>
 
 #include <charconv>
 #include <concepts>
 #include <cstddef>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>

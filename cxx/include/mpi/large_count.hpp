@@ -11,9 +11,9 @@
 
 #include <mpi/buffer.hpp>
 #include <mpi/error.hpp>
+#include <mpi/std_parts.hpp>
 
 #include <climits>
-#include <ranges>
 #include <span>
 #include <string>
 #include <tuple>

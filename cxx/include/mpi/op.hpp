@@ -8,12 +8,10 @@
 #pragma once
 
 #include <mpi/object.hpp>
+#include <mpi/std_parts.hpp>
 #include <mpi/type_map.hpp>
 
-#include <algorithm>
 #include <array>
-#include <functional>
-#include <mutex>
 #include <string>
 #include <type_traits>
 

@@ -7,9 +7,9 @@
 #include <mpi/object.hpp>
 #include <mpi/rank_tag.hpp>
 #include <mpi/status.hpp>
+#include <mpi/std_parts.hpp>
 
 #include <optional>
-#include <ranges>
 #include <span>
 #include <tuple>
 #include <type_traits>

@@ -9,7 +9,6 @@
 #include <mpi/info.hpp>
 #include <mpi/thread_level.hpp>
 
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,8 +71,9 @@ public:
   // aborts when MPI_Init was not called, whatever the session's: so the name is looked up
   // among psets() first, and MPI never sees one it does not list.
   std::optional<mpi::group> group_from_pset(std::string_view name) const {
-    auto const names = psets();
-    if (std::find(names.begin(), names.end(), name) == names.end()) return std::nullopt;
+    bool listed = false;
+    for (auto const& n : psets()) listed = listed || n == name;
+    if (!listed) return std::nullopt;
     MPI_Group g;
     MPI_CXX_CALL(MPI_Group_from_session_pset, h(), std::string(name).c_str(), &g);
     return mpi::group::from_native(g);

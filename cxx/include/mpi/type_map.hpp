@@ -10,8 +10,8 @@
 #pragma once
 
 #include <mpi/config.hpp>
+#include <mpi/std_parts.hpp>
 
-#include <complex>
 #include <cstddef>
 #include <type_traits>
 

@@ -567,7 +567,7 @@ def first_errh_object(f):
         b = base(p.ctype)
         if not p.array and b in ("MPI_Comm", "MPI_Win", "MPI_File", "MPI_Session"):
             return f"errh_of({p.name})"
-    return "errh_self()"
+    return "errh_none()"
 
 
 def acc_guard(f):

@@ -286,10 +286,87 @@ static void test_not_a_code(void)
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 }
 
+/* Errors of calls that name no object go to MPI_COMM_WORLD's handler, where both MPIs raise
+ * their own: a program that sets a handler on MPI_COMM_WORLD alone (the common idiom) has them
+ * returned.  anympi raised its own on MPI_COMM_SELF, whose default handler aborted. */
+static void test_no_object_errors(void)
+{
+    MPI_Errhandler world_was, self_was;
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_was));
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &self_was));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    expect_class(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, NULL, NULL), MPI_ERR_ARG,
+                 "MPI_Comm_create_keyval without keyval", __LINE__);
+    int len = 0;
+    expect_class(MPI_Get_library_version(NULL, &len), MPI_ERR_ARG, "MPI_Get_library_version without version",
+                 __LINE__);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_was));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, self_was));
+    MPI_OK(MPI_Errhandler_free(&world_was));
+    MPI_OK(MPI_Errhandler_free(&self_was));
+}
+
+/* A program's handler that makes calls anympi answers itself: one that fails again, one that
+ * attaches the buffer a buffered send lacked.  Both hung: anympi held its locks (the raise's,
+ * the buffers') while the handler ran. */
+static MPI_Comm again_comm;
+static int again_calls, again_class = -1, attach_calls;
+static char *attached;
+static void raise_again(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+    ++again_calls;
+    int x = 0;
+    MPI_Error_class(MPI_Bsend(&x, -1, MPI_INT, 0, 0, again_comm), &again_class);
+}
+static void attach_buffer(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm, (void)code;
+    ++attach_calls;
+    attached = malloc(1 << 16);
+    MPI_Buffer_attach(attached, 1 << 16);
+}
+static void test_handler_calls_mpi(void)
+{
+    MPI_Errhandler was, again, attach;
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &was));
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &again_comm));
+    MPI_OK(MPI_Comm_set_errhandler(again_comm, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_create_errhandler(raise_again, &again));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, again));
+    int x = 7;
+    expect_class(MPI_Bsend(&x, -1, MPI_INT, 0, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Bsend of count -1", __LINE__);
+    CHECK_EQ(again_calls, 1);
+    CHECK_EQ(again_class, MPI_ERR_COUNT);
+    /* a buffered send to oneself without a buffer: natively Open MPI sends small ones without */
+    if (CHECK_OVER_ABI || check_under() == CHECK_UNDER_MPICH) {
+        int rank = 0, y = -1;
+        MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+        MPI_OK(MPI_Comm_create_errhandler(attach_buffer, &attach));
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, attach));
+        expect_class(MPI_Bsend(&x, 1, MPI_INT, rank, 3, MPI_COMM_WORLD), MPI_ERR_BUFFER, "MPI_Bsend without a buffer",
+                     __LINE__);
+        CHECK_EQ(attach_calls, 1);
+        MPI_OK(MPI_Bsend(&x, 1, MPI_INT, rank, 3, MPI_COMM_WORLD));  /* the handler's buffer */
+        MPI_OK(MPI_Recv(&y, 1, MPI_INT, rank, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_EQ(y, 7);
+        void *back = NULL;
+        int n = 0;
+        MPI_OK(MPI_Buffer_detach(&back, &n));
+        CHECK(back == attached && n == 1 << 16);
+        free(attached);
+        MPI_OK(MPI_Errhandler_free(&attach));
+    }
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, was));
+    MPI_OK(MPI_Errhandler_free(&was));
+    MPI_OK(MPI_Errhandler_free(&again));
+    MPI_OK(MPI_Comm_free(&again_comm));
+}
+
 /* Null where the call needs something: MPI_ERR_ARG, neither a fault (MPICH faulted over anympi
  * on a null status given to a call that reads one) nor silent success (a null outcount,
- * a null user function that faulted when first called, a null version output).  Errors without
- * an object go to MPI_COMM_SELF (anympi) or MPI_COMM_WORLD (the MPIs), so both return here.
+ * a null user function that faulted when first called, a null version output).
  * A null status, not MPI_STATUS_IGNORE: that is MPICH's (MPI_Status *)1, where it faults natively;
  * it is null in the ABI, as in Open MPI. */
 static void test_null_arguments(void)
@@ -386,5 +463,7 @@ int main(int argc, char **argv)
     test_file_and_win_handlers();
     test_error_in_status();
     test_null_arguments();
+    test_no_object_errors();
+    test_handler_calls_mpi();
     return check_finish();
 }

@@ -200,7 +200,9 @@ void release_held(uintptr_t r)
 }
 
 // ---------------------------------------------------------------- raising errors
-static std::mutex raise_mutex;
+// Held while the handler runs, so that the message stays its code's string until then (one code
+// per class); recursive, as a program's handler may make a call that raises again.
+static std::recursive_mutex raise_mutex;
 
 static bool native_active()
 {
@@ -227,7 +229,7 @@ static int code_for(int abi_class, const char *msg)
 template <class Obj, class Call> static int raise_with(Obj o, int abi_class, const char *msg, Call call)
 {
     if (!native_active()) return abi_class; // no handler before init or after finalize
-    std::lock_guard<std::mutex> g(raise_mutex);
+    std::lock_guard<std::recursive_mutex> g(raise_mutex);
     int code = code_for(abi_class, msg);
     call(o, code);
     return err_out(code);
@@ -284,8 +286,9 @@ int raise_error(errh_obj o, int abi_class, const char *msg)
     default:
         break;
     }
-    // no object (or a null one): MPI_COMM_SELF's handler, as MPI-4 says
-    return raise_with(MPI_COMM_SELF, abi_class, msg, [](MPI_Comm c, int code) { MPI_Comm_call_errhandler(c, code); });
+    // a null object: where errors of no object go (errh_none)
+    return raise_with(from_bits<MPI_Comm>(errh_none().native), abi_class, msg,
+                      [](MPI_Comm c, int code) { MPI_Comm_call_errhandler(c, code); });
 }
 
 // MPI_IN_PLACE as a rooted reduction's send buffer (c_in_place_root): fine at the root, left

@@ -773,8 +773,11 @@ inline errh_obj errh_of(abi_Comm c) { return {k_comm, bits(to_native(c))}; }
 inline errh_obj errh_of(abi_Win w) { return {k_win, bits(to_native(w))}; }
 inline errh_obj errh_of(abi_File f) { return {k_file, bits(to_native(f))}; }
 inline errh_obj errh_of(abi_Session s) { return {k_session, bits(to_native(s))}; }
-// MPI_COMM_SELF as the program sees it (on Open MPI the world model's own: sessions.cpp).
-inline errh_obj errh_self() { return {k_comm, pre_to_native[ABI_COMM_SELF]}; }
+// Where an error of a call that names no object goes: MPI_COMM_WORLD (as the program sees it;
+// on Open MPI the world model's own: sessions.cpp), where both MPIs underneath raise their own
+// such errors, so that a program sees all of them alike. MPI-4.0 names MPI_COMM_SELF; a program
+// that sets a handler on MPI_COMM_WORLD alone (the common idiom) would see anympi's errors abort.
+inline errh_obj errh_none() { return {k_comm, pre_to_native[ABI_COMM_WORLD]}; }
 int raise_error(errh_obj o, int abi_class, const char *msg);
 
 extern void *const dispatch_table[ANYMPI_NFUNCS];

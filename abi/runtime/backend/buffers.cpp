@@ -169,14 +169,14 @@ int bad_argument(errh_obj o, int abi_class, const char *fn, const char *what)
 }
 
 // A session argument first: MPI_SESSION_NULL, or where the sessions are anympi's one that is not
-// live, is MPI_ERR_SESSION on MPI_COMM_SELF's handler (no session's handler can be called).
+// live, is MPI_ERR_SESSION on MPI_COMM_WORLD's handler (no session's handler can be called).
 template <class F> int session_checked(abi_Session session, const char *fn, F call)
 {
     bool live = reinterpret_cast<uintptr_t>(session) != ABI_SESSION_NULL;
 #if !ANYMPI_NATIVE_HAS_SESSIONS
     live = live && session_errh_comm(reinterpret_cast<uintptr_t>(session)) != MPI_COMM_NULL;
 #endif
-    if (!live) return bad_argument(errh_self(), ABI_ERR_SESSION, fn, "session is not a live session");
+    if (!live) return bad_argument(errh_none(), ABI_ERR_SESSION, fn, "session is not a live session");
     return call();
 }
 
@@ -200,9 +200,10 @@ int attach(owner who, errh_obj o, void *buffer, abi_Count size, const char *fn)
     const bool automatic = buffer == reinterpret_cast<void *>(ABI_BUFFER_AUTOMATIC);
     if (!automatic && (size < 0 || (size > 0 && !buffer)))
         return bad_argument(o, ABI_ERR_ARG, fn, size < 0 ? "size is negative" : "buffer is NULL");
-    std::lock_guard<std::mutex> g(buffers_mutex);
+    std::unique_lock<std::mutex> g(buffers_mutex);
     std::shared_ptr<send_buffer> &slot = *slot_of(who, true);
     if (slot) {
+        g.unlock();  // the program's handler may call MPI_Buffer_detach
         std::snprintf(msg, sizeof msg, "%s: a buffer is already attached to the %s (detach it first)", fn, who.name());
         return raise_error(o, ABI_ERR_BUFFER, msg);
     }
@@ -267,12 +268,12 @@ struct flush_request final : emulated_request {
     }
     int wait(MPI_Status *st) override
     {
-        active = false;
         int rc = MPI_SUCCESS;
         {
             std::lock_guard<std::mutex> g(buffers_mutex);
             if (buffer) rc = buffer->settle(until);
         }
+        active = false;
         empty_status(st);
         return rc;
     }
@@ -321,7 +322,7 @@ int buffered_send(const void *buf, abi_Count count, abi_Datatype datatype, int d
     int need = 0;
     if (int rc = MPI_Pack_size(w.count(0), w.type(0), c, &need)) return err_out(rc);
     if (rank_in(dest) == MPI_PROC_NULL) return 0;  // no message: no buffer needed or used, as natively
-    std::lock_guard<std::mutex> g(buffers_mutex);
+    std::unique_lock<std::mutex> g(buffers_mutex);
     send_buffer *b = nullptr;
     if (comm_buffers_exist.load(std::memory_order_relaxed))
         if (auto it = comm_buffers.find(bits(c)); it != comm_buffers.end()) b = it->second.get();
@@ -330,8 +331,10 @@ int buffered_send(const void *buf, abi_Count count, abi_Datatype datatype, int d
             if (auto it = session_buffers.find(s); it != session_buffers.end()) b = it->second.get();
     if (!b) b = process_buffer.get();
     // Without room, an erroneous argument is the error, as natively (the MPI checks them first).
+    // Either is raised without the lock: the program's handler may attach a buffer, or detach one.
     auto argument_error = [&] { return send_arguments(buf, w.count(0), w.type(0), rank_in(dest), tag_in(tag), c); };
     if (!b) {
+        g.unlock();
         if (int abi = argument_error()) return abi;
         std::snprintf(msg, sizeof msg,
                       "%s: no buffer is attached (MPI_Buffer_attach, MPI_Comm_attach_buffer or, for a communicator "
@@ -343,13 +346,14 @@ int buffered_send(const void *buf, abi_Count count, abi_Datatype datatype, int d
     if (!b->place(size_t(need), m)) {
         b->settle();
         if (!b->place(size_t(need), m)) {
-            if (int abi = argument_error()) return abi;
             size_t used = 0;
             for (const auto &k : b->messages) used += k.size;
             std::snprintf(msg, sizeof msg,
                           "%s: the attached buffer of %zu bytes has no room for a message of %d bytes (%zu bytes in "
                           "%zu messages not yet sent)",
                           fn, b->size, need, used, b->messages.size());
+            g.unlock();
+            if (int abi = argument_error()) return abi;
             return raise_error(errh_of(comm), ABI_ERR_BUFFER, msg);
         }
     }
@@ -470,17 +474,17 @@ using namespace anympi::backend;
 
 // ---------------------------------------------------------------- attach, detach, flush
 ANYMPI_MANUAL(MPI_Buffer_attach, emulated, "anympi's own buffer, as for every buffered send (buffers.cpp); MPI_BUFFER_AUTOMATIC allocates per message")
-{ return attach(the_process, errh_self(), buffer, size, "MPI_Buffer_attach"); }
+{ return attach(the_process, errh_none(), buffer, size, "MPI_Buffer_attach"); }
 ANYMPI_MANUAL(MPI_Buffer_attach_c, emulated, "as MPI_Buffer_attach (buffers.cpp)")
-{ return attach(the_process, errh_self(), buffer, size, "MPI_Buffer_attach_c"); }
+{ return attach(the_process, errh_none(), buffer, size, "MPI_Buffer_attach_c"); }
 ANYMPI_MANUAL(MPI_Buffer_detach, emulated, "waits for the messages in anympi's buffer to be sent (buffers.cpp)")
-{ return detach(the_process, buffer_addr, size, "MPI_Buffer_detach", errh_self()); }
+{ return detach(the_process, buffer_addr, size, "MPI_Buffer_detach", errh_none()); }
 ANYMPI_MANUAL(MPI_Buffer_detach_c, emulated, "as MPI_Buffer_detach (buffers.cpp)")
-{ return detach(the_process, buffer_addr, size, "MPI_Buffer_detach_c", errh_self()); }
+{ return detach(the_process, buffer_addr, size, "MPI_Buffer_detach_c", errh_none()); }
 ANYMPI_MANUAL(MPI_Buffer_flush, emulated, "waits for the messages in anympi's process buffer to be sent (buffers.cpp)")
 { return flush(the_process); }
 ANYMPI_MANUAL(MPI_Buffer_iflush, emulated, "a request of anympi's, complete once the messages in the process buffer at the call are sent (buffers.cpp)")
-{ return iflush(the_process, request, errh_self(), "MPI_Buffer_iflush"); }
+{ return iflush(the_process, request, errh_none(), "MPI_Buffer_iflush"); }
 
 ANYMPI_MANUAL(MPI_Comm_attach_buffer, emulated, "anympi's buffer for the communicator's buffered sends (buffers.cpp)")
 { return attach(comm_owner(comm), errh_of(comm), buffer, size, "MPI_Comm_attach_buffer"); }

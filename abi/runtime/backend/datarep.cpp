@@ -411,9 +411,9 @@ struct file_request final : emulated_request {
     int wait(MPI_Status *st) override
     {
         MPI_Status ns = st != MPI_STATUS_IGNORE ? *st : MPI_Status{};
-        active = false;
         int rc = MPI_Wait(&q, &ns);
         if (rc == MPI_SUCCESS) rc = finish(ns);
+        active = false;
         if (st != MPI_STATUS_IGNORE) *st = ns;
         return rc;
     }

@@ -571,7 +571,7 @@ bool emulated_op_lookup(uintptr_t op, uintptr_t type, MPI_Op *out)
 int emulated_type_envelope(int *ni, int *na, int *nd, int *combiner)
 {
     if (!ni || !na || !nd || !combiner)
-        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope: an output argument is NULL");
+        return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_get_envelope: an output argument is NULL");
     *ni = *na = *nd = 0;
     *combiner = ABI_COMBINER_NAMED;
     return 0;
@@ -579,7 +579,7 @@ int emulated_type_envelope(int *ni, int *na, int *nd, int *combiner)
 int emulated_type_envelope_c(abi_Count *ni, abi_Count *na, abi_Count *nc, abi_Count *nd, int *combiner)
 {
     if (!ni || !na || !nc || !nd || !combiner)
-        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope_c: an output argument is NULL");
+        return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_get_envelope_c: an output argument is NULL");
     *ni = *na = *nc = *nd = 0;
     *combiner = ABI_COMBINER_NAMED;
     return 0;
@@ -590,7 +590,7 @@ int emulated_type_refuse(abi_Datatype t, const char *fn, const char *why)
     const int i = index_for(reinterpret_cast<uintptr_t>(t));
     char msg[256];
     std::snprintf(msg, sizeof msg, "%s: %s is a predefined datatype, %s", fn, i < 0 ? "the datatype" : descs[i].name, why);
-    return raise_error(errh_self(), ABI_ERR_TYPE, msg);
+    return raise_error(errh_none(), ABI_ERR_TYPE, msg);
 }
 
 int emulated_acc_refused_slow(const char *fn, errh_obj o, abi_Datatype t)
@@ -635,7 +635,7 @@ using namespace anympi::backend;
 ANYMPI_MANUAL(MPI_Type_get_name, forwarded, "an emulated predefined datatype (MPI_REAL2 ...) answers its standard name (emulated_types.cpp)")
 {
     if (!is_emulated_type(datatype)) return err_out(object_get_name<k_datatype>(bits(to_native(datatype)), type_name, resultlen));
-    if (!type_name || !resultlen) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_name: type_name or resultlen is NULL");
+    if (!type_name || !resultlen) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_get_name: type_name or resultlen is NULL");
     std::lock_guard<std::mutex> g(emu_mutex);
     const state &s = states[index_for(reinterpret_cast<uintptr_t>(datatype))];
     const int n = int(std::strlen(s.name));
@@ -647,7 +647,7 @@ ANYMPI_MANUAL(MPI_Type_get_name, forwarded, "an emulated predefined datatype (MP
 ANYMPI_MANUAL(MPI_Type_set_name, forwarded, "an emulated predefined datatype keeps its name in anympi, as the MPIs do for their own (emulated_types.cpp)")
 {
     if (!is_emulated_type(datatype)) return err_out(object_set_name<k_datatype>(bits(to_native(datatype)), type_name));
-    if (!type_name) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_set_name: type_name is NULL");
+    if (!type_name) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_set_name: type_name is NULL");
     std::lock_guard<std::mutex> g(emu_mutex);
     state &s = states[index_for(reinterpret_cast<uintptr_t>(datatype))];
     std::snprintf(s.name, sizeof s.name, "%s", type_name);
@@ -656,7 +656,7 @@ ANYMPI_MANUAL(MPI_Type_set_name, forwarded, "an emulated predefined datatype kee
 
 ANYMPI_MANUAL(MPI_Type_match_size, forwarded, "MPIX_TYPECLASS_LOGICAL (MPI-5.0) and the sizes only an emulated type has (MPI_REAL2 ...) are answered by anympi")
 {
-    if (!datatype) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_match_size: datatype is NULL");
+    if (!datatype) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_match_size: datatype is NULL");
     for (int i = 0; i < ndescs; ++i) {
         const desc &d = descs[i];
         if (d.typeclass != typeclass || d.size != size) continue;
@@ -669,7 +669,7 @@ ANYMPI_MANUAL(MPI_Type_match_size, forwarded, "MPIX_TYPECLASS_LOGICAL (MPI-5.0) 
     if (typeclass == ABI_TYPECLASS_LOGICAL) {
         char msg[128];
         std::snprintf(msg, sizeof msg, "MPI_Type_match_size: no logical datatype has size %d", size);
-        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+        return raise_error(errh_none(), ABI_ERR_ARG, msg);
     }
     return err_out(MPI_Type_match_size(cin<cat::typeclass>(typeclass), size, c_hout(datatype)));
 }

@@ -224,9 +224,9 @@ using namespace anympi::backend;
 
 ANYMPI_MANUAL(MPI_Get_hw_resource_info, emulated, "from hwloc: a key per object type of the machine (hwloc://Package, hwloc://Core ...), true where the calling thread's binding lies within one object of that type (hw_resources.cpp)")
 {
-    if (!hw_info) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Get_hw_resource_info: hw_info is NULL");
+    if (!hw_info) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Get_hw_resource_info: hw_info is NULL");
     hwloc_topology_t t = topology();
-    if (!t) return raise_error(errh_self(), ABI_ERR_OTHER, "MPI_Get_hw_resource_info: hwloc could not load this machine's topology");
+    if (!t) return raise_error(errh_none(), ABI_ERR_OTHER, "MPI_Get_hw_resource_info: hwloc could not load this machine's topology");
     MPI_Info info = MPI_INFO_NULL;
     if (int rc = MPI_Info_create(&info)) return err_out(rc);
     binding b(t);
@@ -249,7 +249,7 @@ ANYMPI_MANUAL(MPI_Comm_split_type, extended, "MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_
         return fwd_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
     if (!newcomm) return raise_error(errh_of(comm), ABI_ERR_ARG, "MPI_Comm_split_type: newcomm is NULL");
     MPI_Comm c = to_native(comm);
-    if (c == MPI_COMM_NULL) return raise_error(errh_self(), ABI_ERR_COMM, "MPI_Comm_split_type: comm is MPI_COMM_NULL");
+    if (c == MPI_COMM_NULL) return raise_error(errh_none(), ABI_ERR_COMM, "MPI_Comm_split_type: comm is MPI_COMM_NULL");
     auto out = c_hout_derived(newcomm, comm);
     MPI_Info i = to_native(info);
     if (split_type == ABI_COMM_TYPE_HW_UNGUIDED) return err_out(split_unguided(c, key, i, out));

@@ -223,7 +223,7 @@ int bad(const char *fn, int abi_class, const char *what)
 {
     char msg[200];
     std::snprintf(msg, sizeof msg, "%s: %s", fn, what);
-    return raise_error(errh_self(), abi_class, msg);
+    return raise_error(errh_none(), abi_class, msg);
 }
 int too_many(const char *fn, const char *what)
 {
@@ -466,7 +466,7 @@ bool made_by_c_contents(MPI_Datatype t, abi_Count max_i, abi_Count max_a, abi_Co
                       "max_integers %lld, max_large_counts %lld, max_datatypes %lld (or an array is NULL)",
                       m->ints.size(), m->counts.size(), m->types.size(), static_cast<long long>(max_i),
                       static_cast<long long>(max_c), static_cast<long long>(max_d));
-        *rc = raise_error(errh_self(), ABI_ERR_ARG, msg);
+        *rc = raise_error(errh_none(), ABI_ERR_ARG, msg);
         return true;
     }
     for (size_t i = 0; i < m->types.size(); ++i) {

@@ -388,7 +388,7 @@ ANYMPI_MANUAL(MPI_Pack_external_size_c, fallback, "where the _c form is missing:
     MPI_Aint one = 0;
     if (c_fits_int(incount)) return err_out(MPI_Pack_external_size(datarep, int(incount), c_hin(datatype), c_i64p(size)));
     if (int rc = MPI_Pack_external_size(datarep, 1, c_hin(datatype), &one)) return err_out(rc);
-    return times_count(one, incount, size, errh_self(), "MPI_Pack_external_size_c");
+    return times_count(one, incount, size, errh_none(), "MPI_Pack_external_size_c");
 #endif
 }
 

@@ -100,7 +100,7 @@ int callback_made(int rc, const char *fn)
     if (rc != -1) return err_out(rc);
     char msg[160];
     std::snprintf(msg, sizeof msg, "%s: out of memory for the callback's record", fn);
-    return raise_error(errh_self(), ABI_ERR_NO_MEM, msg);
+    return raise_error(errh_none(), ABI_ERR_NO_MEM, msg);
 }
 
 int free_keyval(attr_kind k, int *keyval, const char *fn)
@@ -108,7 +108,7 @@ int free_keyval(attr_kind k, int *keyval, const char *fn)
     if (!keyval) {
         char msg[160];
         std::snprintf(msg, sizeof msg, "%s: the keyval argument is NULL", fn);
-        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+        return raise_error(errh_none(), ABI_ERR_ARG, msg);
     }
     int n = kv_in(*keyval);
     int rc = keyval_free(k, &n);
@@ -174,7 +174,7 @@ using namespace anympi::backend;
 // ---------------------------------------------------------------- init and version
 ANYMPI_MANUAL(MPI_Get_library_version, emulated, "reports anympi and the MPI underneath")
 {
-    if (!version || !resultlen) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Get_library_version: version or resultlen is NULL");
+    if (!version || !resultlen) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Get_library_version: version or resultlen is NULL");
     char native[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     int rc = MPI_Get_library_version(native, &len);
@@ -188,7 +188,7 @@ ANYMPI_MANUAL(MPI_Get_library_version, emulated, "reports anympi and the MPI und
 
 ANYMPI_MANUAL(MPI_Abi_get_info, emulated, "sizes of MPI_Aint, MPI_Count, MPI_Offset in a new info")
 {
-    if (!info) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Abi_get_info: info is NULL");
+    if (!info) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Abi_get_info: info is NULL");
     MPI_Info i;
     int rc = MPI_Info_create(&i);
     if (rc != MPI_SUCCESS) return err_out(rc);
@@ -304,13 +304,13 @@ int bad_error_code(const char *fn, int code)
 {
     char msg[160];
     std::snprintf(msg, sizeof msg, "%s: errorcode %d is no error code (they are never negative)", fn, code);
-    return raise_error(errh_self(), ABI_ERR_ARG, msg);
+    return raise_error(errh_none(), ABI_ERR_ARG, msg);
 }
 int no_status(const char *fn)
 {
     char msg[160];
     std::snprintf(msg, sizeof msg, "%s: status is MPI_STATUS_IGNORE, and this call reads a status", fn);
-    return raise_error(errh_self(), ABI_ERR_ARG, msg);
+    return raise_error(errh_none(), ABI_ERR_ARG, msg);
 }
 }  // namespace anympi::backend
 
@@ -668,28 +668,28 @@ ANYMPI_MANUAL(MPI_Type_get_attr, forwarded, "attribute value out parameter is a 
 
 ANYMPI_MANUAL(MPI_Comm_create_keyval, forwarded, "attribute callbacks receive ABI handles through a counted record in extra_state")
 {
-    if (!comm_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Comm_create_keyval: comm_keyval is NULL");
+    if (!comm_keyval) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Comm_create_keyval: comm_keyval is NULL");
     return callback_made(keyval_create(attr_kind::comm, reinterpret_cast<void *>(comm_copy_attr_fn),
                                        reinterpret_cast<void *>(comm_delete_attr_fn), comm_keyval, extra_state),
                          "MPI_Comm_create_keyval");
 }
 ANYMPI_MANUAL(MPI_Keyval_create, forwarded, "deprecated MPI-1 form of MPI_Comm_create_keyval: same callbacks")
 {
-    if (!keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Keyval_create: keyval is NULL");
+    if (!keyval) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Keyval_create: keyval is NULL");
     return callback_made(keyval_create(attr_kind::comm, reinterpret_cast<void *>(copy_fn),
                                        reinterpret_cast<void *>(delete_fn), keyval, extra_state),
                          "MPI_Keyval_create");
 }
 ANYMPI_MANUAL(MPI_Type_create_keyval, forwarded, "attribute callbacks receive ABI handles through a counted record in extra_state")
 {
-    if (!type_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_create_keyval: type_keyval is NULL");
+    if (!type_keyval) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_create_keyval: type_keyval is NULL");
     return callback_made(keyval_create(attr_kind::type, reinterpret_cast<void *>(type_copy_attr_fn),
                                        reinterpret_cast<void *>(type_delete_attr_fn), type_keyval, extra_state),
                          "MPI_Type_create_keyval");
 }
 ANYMPI_MANUAL(MPI_Win_create_keyval, forwarded, "attribute callbacks receive ABI handles through a counted record in extra_state")
 {
-    if (!win_keyval) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Win_create_keyval: win_keyval is NULL");
+    if (!win_keyval) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Win_create_keyval: win_keyval is NULL");
     return callback_made(keyval_create(attr_kind::win, reinterpret_cast<void *>(win_copy_attr_fn),
                                        reinterpret_cast<void *>(win_delete_attr_fn), win_keyval, extra_state),
                          "MPI_Win_create_keyval");
@@ -718,7 +718,7 @@ ANYMPI_MANUAL(MPI_Win_set_attr, forwarded, "the attribute is counted in its keyv
 // ---------------------------------------------------------------- callbacks: ops, error handlers
 ANYMPI_MANUAL(MPI_Op_create, forwarded, "the user function receives ABI datatypes through a closure (callbacks.hpp)")
 {
-    if (!op) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Op_create: op is NULL");
+    if (!op) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Op_create: op is NULL");
     MPI_Op n = MPI_OP_NULL;
     int rc = callback_made(op_create(user_fn, commute, &n), "MPI_Op_create");
     *op = to_abi<abi_Op>(n);
@@ -727,7 +727,7 @@ ANYMPI_MANUAL(MPI_Op_create, forwarded, "the user function receives ABI datatype
 
 ANYMPI_MANUAL(MPI_Op_create_c, fallback, "the user function receives ABI datatypes through a closure; over MPI_Op_create (int counts widened) where the _c form is missing")
 {
-    if (!op) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Op_create_c: op is NULL");
+    if (!op) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Op_create_c: op is NULL");
     MPI_Op n = MPI_OP_NULL;
     int rc = callback_made(op_create_c(user_fn, commute, &n), "MPI_Op_create_c");
     *op = to_abi<abi_Op>(n);
@@ -736,7 +736,7 @@ ANYMPI_MANUAL(MPI_Op_create_c, fallback, "the user function receives ABI datatyp
 
 ANYMPI_MANUAL(MPI_Comm_create_errhandler, forwarded, "the user handler receives ABI handles and codes through a closure")
 {
-    if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Comm_create_errhandler: errhandler is NULL");
+    if (!errhandler) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Comm_create_errhandler: errhandler is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
     int rc = callback_made(comm_errhandler_create(comm_errhandler_fn, &n), "MPI_Comm_create_errhandler");
     *errhandler = to_abi<abi_Errhandler>(n);
@@ -744,7 +744,7 @@ ANYMPI_MANUAL(MPI_Comm_create_errhandler, forwarded, "the user handler receives 
 }
 ANYMPI_MANUAL(MPI_Win_create_errhandler, forwarded, "the user handler receives ABI handles and codes through a closure")
 {
-    if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Win_create_errhandler: errhandler is NULL");
+    if (!errhandler) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Win_create_errhandler: errhandler is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
     int rc = callback_made(win_errhandler_create(win_errhandler_fn, &n), "MPI_Win_create_errhandler");
     *errhandler = to_abi<abi_Errhandler>(n);
@@ -752,7 +752,7 @@ ANYMPI_MANUAL(MPI_Win_create_errhandler, forwarded, "the user handler receives A
 }
 ANYMPI_MANUAL(MPI_File_create_errhandler, forwarded, "the user handler receives ABI handles and codes through a closure")
 {
-    if (!errhandler) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_File_create_errhandler: errhandler is NULL");
+    if (!errhandler) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_File_create_errhandler: errhandler is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
     int rc = callback_made(file_errhandler_create(file_errhandler_fn, &n), "MPI_File_create_errhandler");
     *errhandler = to_abi<abi_Errhandler>(n);
@@ -762,7 +762,7 @@ ANYMPI_MANUAL(MPI_File_create_errhandler, forwarded, "the user handler receives 
 ANYMPI_MANUAL(MPI_Grequest_start, forwarded, "query/free/cancel receive ABI statuses and codes through a record in extra_state")
 {
     if (!request || !query_fn || !free_fn || !cancel_fn)
-        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Grequest_start: a callback or request is NULL");
+        return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Grequest_start: a callback or request is NULL");
     MPI_Request n = MPI_REQUEST_NULL;
     int rc = callback_made(grequest_start(query_fn, free_fn, cancel_fn, extra_state, &n), "MPI_Grequest_start");
     *request = to_abi<abi_Request>(n);
@@ -772,37 +772,37 @@ ANYMPI_MANUAL(MPI_Grequest_start, forwarded, "query/free/cancel receive ABI stat
 // ---------------------------------------------------------------- MPI-5.0: statuses
 ANYMPI_MANUAL(MPI_Status_get_source, emulated, "reads the ABI status")
 {
-    if (!status || !source) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_get_source: status or source is NULL");
+    if (!status || !source) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Status_get_source: status or source is NULL");
     *source = status->MPI_SOURCE;
     return 0;
 }
 ANYMPI_MANUAL(MPI_Status_get_tag, emulated, "reads the ABI status")
 {
-    if (!status || !tag) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_get_tag: status or tag is NULL");
+    if (!status || !tag) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Status_get_tag: status or tag is NULL");
     *tag = status->MPI_TAG;
     return 0;
 }
 ANYMPI_MANUAL(MPI_Status_get_error, emulated, "reads the ABI status")
 {
-    if (!status || !error) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_get_error: status or error is NULL");
+    if (!status || !error) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Status_get_error: status or error is NULL");
     *error = status->MPI_ERROR;
     return 0;
 }
 ANYMPI_MANUAL(MPI_Status_set_source, emulated, "writes the ABI status")
 {
-    if (!status) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_set_source: status is NULL");
+    if (!status) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Status_set_source: status is NULL");
     status->MPI_SOURCE = source;
     return 0;
 }
 ANYMPI_MANUAL(MPI_Status_set_tag, emulated, "writes the ABI status")
 {
-    if (!status) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_set_tag: status is NULL");
+    if (!status) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Status_set_tag: status is NULL");
     status->MPI_TAG = tag;
     return 0;
 }
 ANYMPI_MANUAL(MPI_Status_set_error, emulated, "writes the ABI status")
 {
-    if (!status) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Status_set_error: status is NULL");
+    if (!status) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Status_set_error: status is NULL");
     status->MPI_ERROR = error;
     return 0;
 }
@@ -841,7 +841,7 @@ int refuse(const char *fn, int value, const char *why)
 {
     char msg[200];
     std::snprintf(msg, sizeof msg, "%s: %d %s", fn, value, why);
-    return raise_error(errh_self(), ABI_ERR_ARG, msg);
+    return raise_error(errh_none(), ABI_ERR_ARG, msg);
 }
 }  // namespace
 }  // namespace anympi::backend
@@ -1047,7 +1047,7 @@ ANYMPI_MANUAL(MPI_Info_get_string, fallback, "MPI-4.0; emulated with MPI_Info_ge
     return err_out(MPI_Info_get_string(to_native(info), key, buflen, value, flag));
 #else
     if (!buflen || !flag || (*buflen > 0 && !value))
-        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Info_get_string: buflen, value or flag is NULL");
+        return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Info_get_string: buflen, value or flag is NULL");
     MPI_Info n = to_native(info);
     int len = 0, f = 0;
     int rc = MPI_Info_get_valuelen(n, key, &len, &f);
@@ -1074,7 +1074,7 @@ ANYMPI_MANUAL(MPI_Info_create_env, fallback, "MPI-4.0; emulated as a copy of MPI
 #else
     (void)argc;
     (void)argv;
-    if (!info) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Info_create_env: info is NULL");
+    if (!info) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Info_create_env: info is NULL");
     return err_out(MPI_Info_dup(MPI_INFO_ENV, c_hout(info)));
 #endif
 }
@@ -1253,9 +1253,9 @@ MPI_Op loc_op_in(abi_Op op, abi_Datatype datatype)
 
 ANYMPI_MANUAL(MPI_Type_get_value_index, emulated, "named pairs as they are; other pairs built once as the C struct {value; index} (see manual.cpp)")
 {
-    if (!pair_type) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_value_index: pair_type is NULL");
+    if (!pair_type) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_get_value_index: pair_type is NULL");
     if (reinterpret_cast<uintptr_t>(value_type) == ABI_DATATYPE_NULL || reinterpret_cast<uintptr_t>(index_type) == ABI_DATATYPE_NULL)
-        return raise_error(errh_self(), ABI_ERR_TYPE, "MPI_Type_get_value_index: value_type or index_type is MPI_DATATYPE_NULL");
+        return raise_error(errh_none(), ABI_ERR_TYPE, "MPI_Type_get_value_index: value_type or index_type is MPI_DATATYPE_NULL");
     const uintptr_t v = reinterpret_cast<uintptr_t>(value_type), i = reinterpret_cast<uintptr_t>(index_type);
     for (const auto &p : named_pairs)
         if (p.value == v && p.index == i) { *pair_type = reinterpret_cast<abi_Datatype>(p.pair); return 0; }
@@ -1318,14 +1318,14 @@ ANYMPI_MANUAL(MPI_Type_get_envelope, forwarded, "types from MPI_Type_get_value_i
     MPI_Datatype t = to_native(datatype);
     const bool outputs = num_integers && num_addresses && num_datatypes && combiner;
     if (vi_find(t)) {
-        if (!outputs) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope: an output argument is NULL");
+        if (!outputs) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_get_envelope: an output argument is NULL");
         *num_integers = *num_addresses = 0;
         *num_datatypes = 2;
         *combiner = ABI_COMBINER_VALUE_INDEX;
         return 0;
     }
     if (made_by_c(t))  // large_count_types
-        return raise_error(errh_self(), ABI_ERR_TYPE,
+        return raise_error(errh_none(), ABI_ERR_TYPE,
                            "MPI_Type_get_envelope: the datatype was made by a large-count constructor (_c), whose counts "
                            "only MPI_Type_get_envelope_c returns");
     if (!outputs)  // the MPI's own answer to a NULL output
@@ -1351,7 +1351,7 @@ ANYMPI_MANUAL(MPI_Type_get_envelope_c, fallback, "value-index types answer MPI_C
                                                c_i64p(num_datatypes), c_cout<cat::combiner>(combiner)));
 #endif
     if (!num_integers || !num_addresses || !num_large_counts || !num_datatypes || !combiner)
-        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Type_get_envelope_c: an output argument is NULL");
+        return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Type_get_envelope_c: an output argument is NULL");
 #if !ANYMPI_HAVE_MPI_Type_get_envelope_c
     if (made_by_c_envelope(to_native(datatype), num_integers, num_addresses, num_large_counts, num_datatypes, combiner))
         return 0;  // large_count_types
@@ -1374,7 +1374,7 @@ int vi_contents(const value_index_type &e, long long max_datatypes, abi_Datatype
         char msg[160];
         std::snprintf(msg, sizeof msg, "%s: a value-index type has 2 datatypes; max_datatypes is %lld%s", fn,
                       max_datatypes, types ? "" : " or array_of_datatypes is NULL");
-        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+        return raise_error(errh_none(), ABI_ERR_ARG, msg);
     }
     types[0] = reinterpret_cast<abi_Datatype>(e.value);
     types[1] = reinterpret_cast<abi_Datatype>(e.index);
@@ -1449,7 +1449,7 @@ ANYMPI_MANUAL(MPI_Type_get_contents, forwarded, "constants in subarray/darray in
     value_index_type e;
     if (vi_find(t, &e)) return vi_contents(e, max_datatypes, array_of_datatypes, "MPI_Type_get_contents");
     if (made_by_c(t))  // large_count_types
-        return raise_error(errh_self(), ABI_ERR_TYPE,
+        return raise_error(errh_none(), ABI_ERR_TYPE,
                            "MPI_Type_get_contents: the datatype was made by a large-count constructor (_c), whose counts "
                            "only MPI_Type_get_contents_c returns");
     native_envelope env;
@@ -1505,7 +1505,7 @@ ANYMPI_MANUAL(MPI_Type_free, forwarded, "a value-index type or an emulated one (
     if (datatype && is_emulated_type(*datatype))  // emulated_types
         return emulated_type_refuse(*datatype, "MPI_Type_free", "which cannot be freed");
     if (datatype && vi_find(to_native(*datatype)))
-        return raise_error(errh_self(), ABI_ERR_TYPE,
+        return raise_error(errh_none(), ABI_ERR_TYPE,
                            "MPI_Type_free: the datatype is a predefined value-index type (from MPI_Type_get_value_index), which cannot be freed");
     if (pinned_alive.load(std::memory_order_relaxed) && datatype &&
         free_deferred(k_datatype, bits(to_native(*datatype)))) {  // a persistent request still uses it

@@ -378,7 +378,7 @@ int bad_request(const char *fn)
 {
     char msg[200];
     std::snprintf(msg, sizeof msg, "%s: request is not a partitioned communication request", fn);
-    return raise_error(errh_self(), ABI_ERR_REQUEST, msg);
+    return raise_error(errh_none(), ABI_ERR_REQUEST, msg);
 }
 // The peer a rank of the communicator (of its remote group on an intercommunicator), or
 // MPI_PROC_NULL: else MPI_ERR_RANK through the communicator's handler, as natively, before
@@ -534,14 +534,14 @@ int ready(const char *fn, abi_Request request, int n, const int *list, int low)
     char msg[200];
     if (!op->active) {
         std::snprintf(msg, sizeof msg, "%s: the request is not active (MPI_Start first)", fn);
-        return raise_error(errh_self(), ABI_ERR_REQUEST, msg);
+        return raise_error(errh_none(), ABI_ERR_REQUEST, msg);
     }
     for (int i = 0; i < n; ++i) {
         const int p = list ? list[i] : low + i;
         if (p < 0 || p >= op->partitions || op->ready[size_t(p)]) {
             std::snprintf(msg, sizeof msg, "%s: partition %d is %s", fn, p,
                           p < 0 || p >= op->partitions ? "out of range" : "already ready");
-            return raise_error(errh_self(), ABI_ERR_ARG, msg);
+            return raise_error(errh_none(), ABI_ERR_ARG, msg);
         }
         if (int rc = op->mark(p)) return err_out(rc);
     }
@@ -573,7 +573,7 @@ ANYMPI_MANUAL(MPI_Pready_list, fallback, "marks partitions of anympi's own parti
     return err_out(MPI_Pready_list(length, c_mut(array_of_partitions), to_native(request)));
 #else
     if (length > 0 && !array_of_partitions)
-        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Pready_list: array_of_partitions is NULL");
+        return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Pready_list: array_of_partitions is NULL");
     return ready("MPI_Pready_list", request, length, array_of_partitions, 0);
 #endif
 }
@@ -582,7 +582,7 @@ ANYMPI_MANUAL(MPI_Parrived, fallback, "tests a partition of anympi's own partiti
 #if ANYMPI_HAVE_MPI_Parrived
     return err_out(MPI_Parrived(to_native(request), partition, flag));
 #else
-    if (!flag) return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Parrived: flag is NULL");
+    if (!flag) return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Parrived: flag is NULL");
     if (request == reinterpret_cast<abi_Request>(ABI_REQUEST_NULL)) return *flag = 1, 0;  // null: flag true
     auto *op = lookup_partitioned<precv>(request);
     if (!op) return bad_request("MPI_Parrived");
@@ -591,7 +591,7 @@ ANYMPI_MANUAL(MPI_Parrived, fallback, "tests a partition of anympi's own partiti
     if (partition < 0 || partition >= op->partitions) {
         char msg[160];
         std::snprintf(msg, sizeof msg, "MPI_Parrived: partition %d is out of range", partition);
-        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+        return raise_error(errh_none(), ABI_ERR_ARG, msg);
     }
     return err_out(op->arrived(partition, flag));
 #endif

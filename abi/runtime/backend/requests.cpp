@@ -151,7 +151,7 @@ int not_a_request(const char *fn)
 {
     char msg[160];
     std::snprintf(msg, sizeof msg, "%s: the request is not a valid request (freed or never made)", fn);
-    return raise_error(errh_self(), ABI_ERR_REQUEST, msg);
+    return raise_error(errh_none(), ABI_ERR_REQUEST, msg);
 }
 
 
@@ -325,7 +325,7 @@ int emulated_start(abi_Request *request)
     emulated_request *r = lookup(*request);
     if (!r) return not_a_request("MPI_Start");
     if (!r->persistent || r->active)
-        return raise_error(errh_self(), ABI_ERR_REQUEST,
+        return raise_error(errh_none(), ABI_ERR_REQUEST,
                            r->persistent ? "MPI_Start: the persistent request is active (started and not completed)"
                                          : "MPI_Start: the request is not persistent");
     return err_out(r->start());
@@ -337,7 +337,7 @@ int emulated_cancel(abi_Request *request)
     if (!r) return not_a_request("MPI_Cancel");
     if (!r->active) return 0;
     if (int cls = r->cancel())
-        return raise_error(errh_self(), cls,
+        return raise_error(errh_none(), cls,
                            r->side == emulated_request::partitioned_side::none
                                ? "MPI_Cancel: a collective operation cannot be cancelled"
                                : "MPI_Cancel: an active partitioned operation cannot be cancelled");
@@ -921,12 +921,12 @@ int status_arrays_checked(const char *fn, int count, const abi_Request reqs[], c
     if (count < 0) {
         char msg[120];
         std::snprintf(msg, sizeof msg, "%s: count is negative (%d)", fn, count);
-        return raise_error(errh_self(), ABI_ERR_COUNT, msg);
+        return raise_error(errh_none(), ABI_ERR_COUNT, msg);
     }
     if (count > 0 && (!reqs || !out1 || !out2)) {
         char msg[120];
         std::snprintf(msg, sizeof msg, "%s: an array or output argument is NULL", fn);
-        return raise_error(errh_self(), ABI_ERR_ARG, msg);
+        return raise_error(errh_none(), ABI_ERR_ARG, msg);
     }
     return 0;
 }

@@ -9,6 +9,8 @@
 #pragma once
 #include "backend.hpp"
 
+#include <atomic>
+
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -28,7 +30,9 @@ struct emulated_request {
     emulated_request(const emulated_request &) = delete;
     emulated_request &operator=(const emulated_request &) = delete;
     const bool persistent;
-    bool active;
+    // Read by MPI_Request_get_status, which another thread may call while one waits: a wait
+    // clears it only once the operation has completed.
+    std::atomic<bool> active;
     int number = -1;  // its MPI_Request_toint, once asked (requests.cpp)
     enum class partitioned_side : uint8_t { none, send, receive } side = partitioned_side::none;  // partitioned.cpp  // a persistent one between MPI_Start and its completion; a nonpersistent one until then
     // The native return code of starting a persistent request.
@@ -195,6 +199,9 @@ template <class Start> struct persistent_collective final : emulated_request {
     Start start_nb;
     std::vector<MPI_Request> natives;  // its capacity stays from one start to the next
     MPI_Comm own_comm = MPI_COMM_NULL;  // a persistent one's (coll_comm)
+    // While a thread waits, another's MPI_Request_get_status is answered "not yet" here: Open MPI
+    // 4.1 answers "complete" for a request a thread waits on (it reads the waiter's mark as done).
+    std::atomic<bool> waiting{false};
     explicit persistent_collective(Start s, bool persistent_ = true)
         : emulated_request(persistent_), start_nb(std::move(s)) {}
     ~persistent_collective() override
@@ -228,6 +235,10 @@ template <class Start> struct persistent_collective final : emulated_request {
     int test(bool complete, int *done, MPI_Status *st) override
     {
         int rc = MPI_SUCCESS;
+        if (!complete && waiting) {
+            *done = 0;
+            return MPI_SUCCESS;
+        }
         if (natives.size() == 1) {
             rc = complete ? MPI_Test(&natives[0], done, st) : MPI_Request_get_status(natives[0], done, st);
         } else if (complete) {
@@ -247,11 +258,18 @@ template <class Start> struct persistent_collective final : emulated_request {
     }
     int wait(MPI_Status *st) override
     {
+        waiting = true;
+        int rc;
+        if (natives.size() == 1) {
+            rc = MPI_Wait(&natives[0], st);
+        } else {
+            rc = MPI_Waitall(int(natives.size()), natives.data(), MPI_STATUSES_IGNORE);
+            collective_status(st);
+        }
+        rc = finished(rc);
         active = false;
-        if (natives.size() == 1) return finished(MPI_Wait(&natives[0], st));
-        int rc = MPI_Waitall(int(natives.size()), natives.data(), MPI_STATUSES_IGNORE);
-        collective_status(st);
-        return finished(rc);
+        waiting = false;
+        return rc;
     }
     int cancel() override { return ABI_ERR_REQUEST; }  // not allowed on a collective
     static void collective_status(MPI_Status *st)

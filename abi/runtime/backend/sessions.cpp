@@ -95,7 +95,7 @@ int bad_session(const char *fn)
 {
     char msg[160];
     std::snprintf(msg, sizeof msg, "%s: the session is not a live session (MPI_SESSION_NULL, or finalized)", fn);
-    return raise_error(errh_self(), ABI_ERR_SESSION, msg);
+    return raise_error(errh_none(), ABI_ERR_SESSION, msg);
 }
 int arg_error(errh_obj o, const char *fn, const char *what)
 {
@@ -119,7 +119,7 @@ int native_error(errh_obj o, int rc, const char *fn)
 // MPI_Intercomm_create_from_groups: "error handler to invoke in the event that an error is
 // encountered during this function call") raise through it, on a communicator of anympi's own
 // that holds it for the raise (a session handler is then called with MPI_SESSION_NULL), or
-// through MPI_COMM_SELF's where it is MPI_ERRHANDLER_NULL or the MPI is not running.
+// through MPI_COMM_WORLD's (errh_none) where it is MPI_ERRHANDLER_NULL or the MPI is not running.
 std::recursive_mutex given_mutex;    // a handler may itself fail such a call
 MPI_Comm given_comm = MPI_COMM_NULL;  // guarded; freed with anympi_world
 template <class Raise> int on_given(abi_Errhandler errhandler, Raise raise)
@@ -127,11 +127,11 @@ template <class Raise> int on_given(abi_Errhandler errhandler, Raise raise)
     int init = 0, fin = 0;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
-    if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL || !init || fin) return raise(errh_self());
+    if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL || !init || fin) return raise(errh_none());
     std::lock_guard<std::recursive_mutex> g(given_mutex);
     if (given_comm == MPI_COMM_NULL) MPI_Comm_split(MPI_COMM_SELF, 0, 0, &given_comm);  // no attribute copied
     if (given_comm == MPI_COMM_NULL || MPI_Comm_set_errhandler(given_comm, to_native(errhandler)) != MPI_SUCCESS)
-        return raise(errh_self());
+        return raise(errh_none());
     return raise(errh_obj{k_comm, bits(given_comm)});
 }
 int given_native_error(abi_Errhandler errhandler, int rc, const char *fn)
@@ -206,7 +206,7 @@ int world_start(int *argc, char ***argv, int required, int *provided, bool by_in
         }
     }
     if (rc == -1)
-        return raise_error(errh_self(), ABI_ERR_OTHER,
+        return raise_error(errh_none(), ABI_ERR_OTHER,
                            by_init ? "MPI_Init: the world model was initialized before: it can be initialized once"
                                    : "MPI_Init_thread: the world model was initialized before: it can be initialized once");
     if (rc != MPI_SUCCESS) return err_out(rc);
@@ -265,7 +265,7 @@ int from_group_checks(const char *fn, std::initializer_list<abi_Group> groups, c
                       abi_Errhandler errhandler, abi_Comm *newcomm)
 {
     if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL)
-        return arg_error(errh_self(), fn, "errhandler is MPI_ERRHANDLER_NULL");
+        return arg_error(errh_none(), fn, "errhandler is MPI_ERRHANDLER_NULL");
     for (abi_Group g : groups)
         if (reinterpret_cast<uintptr_t>(g) == ABI_GROUP_NULL) {
             char msg[160];
@@ -283,7 +283,7 @@ int from_group_checks(const char *fn, std::initializer_list<abi_Group> groups, c
     if (started) return 0;
     char msg[160];
     std::snprintf(msg, sizeof msg, "%s: MPI is not initialized (no session, no MPI_Init)", fn);
-    return raise_error(errh_self(), ABI_ERR_OTHER, msg);
+    return raise_error(errh_none(), ABI_ERR_OTHER, msg);
 }
 
 // anympi makes them on its duplicate of MPI_COMM_WORLD, which reaches no other process: a
@@ -401,7 +401,7 @@ ANYMPI_MANUAL(MPI_Finalize, fallback, "where the MPI lacks sessions, the native 
     return err_out(MPI_Finalize());
 #else
     if (world.load() != 1)
-        return raise_error(errh_self(), ABI_ERR_OTHER, "MPI_Finalize: the world model is not initialized, or finalized already");
+        return raise_error(errh_none(), ABI_ERR_OTHER, "MPI_Finalize: the world model is not initialized, or finalized already");
     // Not under life_mutex: the delete callbacks run now, and may call MPI.  An error one
     // returns ends nothing: Open MPI's finalize ignores them (its MPI_Comm_free raises them).
     MPI_Comm self = world_self;
@@ -455,7 +455,7 @@ ANYMPI_MANUAL(MPI_Is_thread_main, fallback, "where the MPI lacks sessions: the t
 #if ANYMPI_NATIVE_HAS_SESSIONS
     return err_out(MPI_Is_thread_main(flag));
 #else
-    if (!flag) return arg_error(errh_self(), "MPI_Is_thread_main", "flag is NULL");
+    if (!flag) return arg_error(errh_none(), "MPI_Is_thread_main", "flag is NULL");
     if (world.load() == 0) return err_out(MPI_Is_thread_main(flag));
     *flag = pthread_equal(pthread_self(), world_thread) ? 1 : 0;
     return 0;
@@ -473,7 +473,7 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
     return err_out(rc);
 #else
     if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL)
-        return arg_error(errh_self(), "MPI_Session_init", "errhandler is MPI_ERRHANDLER_NULL");
+        return arg_error(errh_none(), "MPI_Session_init", "errhandler is MPI_ERRHANDLER_NULL");
     if (!session)
         return on_given(errhandler, [](errh_obj o) { return arg_error(o, "MPI_Session_init", "session is NULL"); });
     const int required = thread_level_of(to_native(info));
@@ -505,7 +505,7 @@ ANYMPI_MANUAL(MPI_Session_init, fallback, "the first session (or MPI_Init) build
     if (rc != MPI_SUCCESS) {
         *session = reinterpret_cast<abi_Session>(ABI_SESSION_NULL);
         if (ended)  // where no MPI runs: the class returned
-            return raise_error(errh_self(), ABI_ERR_OTHER,
+            return raise_error(errh_none(), ABI_ERR_OTHER,
                                "MPI_Session_init: Open MPI 4.1 cannot start again after MPI_Finalize ended it (a program "
                                "that begins a session before MPI_Finalize keeps the MPI until exit)");
         return given_native_error(errhandler, rc, "MPI_Session_init");
@@ -525,7 +525,7 @@ ANYMPI_MANUAL(MPI_Session_finalize, fallback, "the last session (when MPI_Init's
     emulated_types_session_ended(rc == MPI_SUCCESS);
     return err_out(rc);
 #else
-    if (!session) return arg_error(errh_self(), "MPI_Session_finalize", "session is NULL");
+    if (!session) return arg_error(errh_none(), "MPI_Session_finalize", "session is NULL");
     no_session *s = find(*session);
     if (!s) return bad_session("MPI_Session_finalize");
     {
@@ -658,19 +658,19 @@ ANYMPI_MANUAL(MPI_Session_create_errhandler, fallback, "the user handler receive
     if (int e = always_available("MPI_Session_create_errhandler")) return e;
 #if ANYMPI_NATIVE_HAS_SESSIONS
     if (!errhandler || !session_errhandler_fn)
-        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Session_create_errhandler: an argument is NULL");
+        return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Session_create_errhandler: an argument is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
     int rc = session_errhandler_create(session_errhandler_fn, &n);
     *errhandler = to_abi<abi_Errhandler>(n);
-    return rc == -1 ? raise_error(errh_self(), ABI_ERR_NO_MEM, "MPI_Session_create_errhandler: out of memory for the closure")
+    return rc == -1 ? raise_error(errh_none(), ABI_ERR_NO_MEM, "MPI_Session_create_errhandler: out of memory for the closure")
                     : err_out(rc);
 #else
     if (!errhandler || !session_errhandler_fn)
-        return raise_error(errh_self(), ABI_ERR_ARG, "MPI_Session_create_errhandler: an argument is NULL");
+        return raise_error(errh_none(), ABI_ERR_ARG, "MPI_Session_create_errhandler: an argument is NULL");
     MPI_Errhandler n = MPI_ERRHANDLER_NULL;
     int rc = session_errhandler_create(session_errhandler_fn, &n);
     *errhandler = to_abi<abi_Errhandler>(n);
-    return rc == -1 ? raise_error(errh_self(), ABI_ERR_NO_MEM, "MPI_Session_create_errhandler: out of memory for the closure")
+    return rc == -1 ? raise_error(errh_none(), ABI_ERR_NO_MEM, "MPI_Session_create_errhandler: out of memory for the closure")
                     : err_out(rc);
 #endif
 }

@@ -250,11 +250,11 @@ ANYMPI_SIG_MPI_T_finalize;
 ANYMPI_SIG_MPI_T_init_thread;
 ANYMPI_SIG_MPI_T_pvar_handle_alloc;
 
-ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_booleans, errh_self(), "anympi has no Fortran bindings")
-ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_info, errh_self(), "anympi has no Fortran bindings")
-ANYMPI_UNSUPPORTED(MPI_Abi_get_version, errh_self(), "answered by the front: the ABI version, valid before init")
-ANYMPI_UNSUPPORTED(MPI_Abi_set_fortran_booleans, errh_self(), "anympi has no Fortran bindings")
-ANYMPI_UNSUPPORTED(MPI_Abi_set_fortran_info, errh_self(), "anympi has no Fortran bindings to configure")
+ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_booleans, errh_none(), "anympi has no Fortran bindings")
+ANYMPI_UNSUPPORTED(MPI_Abi_get_fortran_info, errh_none(), "anympi has no Fortran bindings")
+ANYMPI_UNSUPPORTED(MPI_Abi_get_version, errh_none(), "answered by the front: the ABI version, valid before init")
+ANYMPI_UNSUPPORTED(MPI_Abi_set_fortran_booleans, errh_none(), "anympi has no Fortran bindings")
+ANYMPI_UNSUPPORTED(MPI_Abi_set_fortran_info, errh_none(), "anympi has no Fortran bindings to configure")
 ANYMPI_FWD(MPI_Abort, (c_hin(comm), errorcode))
 ANYMPI_FWD_IF(MPI_Accumulate, emulated_acc_refused("MPI_Accumulate", errh_of(win), op, origin_datatype, target_datatype), (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(op), c_hin(win)))
 #if ANYMPI_HAVE_MPI_Accumulate_c
@@ -822,13 +822,13 @@ ANYMPI_FWD_IF(MPI_Get_elements, c_status_given("MPI_Get_elements", status), (c_s
 #if ANYMPI_HAVE_MPI_Get_elements_c
 ANYMPI_FWD_IF(MPI_Get_elements_c, c_status_given("MPI_Get_elements_c", status), (c_st_in(status), c_hin(datatype), c_i64p(count)))
 #elif ANYMPI_HAVE_MPI_Get_elements_x
-ANYMPI_NARROW_IF(MPI_Get_elements_c, c_status_given("MPI_Get_elements_c", status), MPI_Get_elements_x, errh_self(), true, (c_st_in(status), c_hin(datatype), c_i64p(count)))
+ANYMPI_NARROW_IF(MPI_Get_elements_c, c_status_given("MPI_Get_elements_c", status), MPI_Get_elements_x, errh_none(), true, (c_st_in(status), c_hin(datatype), c_i64p(count)))
 #else
-ANYMPI_UNSUPPORTED(MPI_Get_elements_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Get_elements_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD_IF(MPI_Get_elements_x, c_status_given("MPI_Get_elements_x", status), (c_st_in(status), c_hin(datatype), c_i64p(count)))
 ANYMPI_FWD(MPI_Get_processor_name, (name, resultlen))
-ANYMPI_UNSUPPORTED(MPI_Get_version, errh_self(), "answered by the front: the ABI's MPI version, valid before init")
+ANYMPI_UNSUPPORTED(MPI_Get_version, errh_none(), "answered by the front: the ABI's MPI version, valid before init")
 ANYMPI_FWD(MPI_Graph_get, (c_hin(comm), maxindex, maxedges, c_couts<cat::undefined>(indx, maxindex), c_ranks_out(edges, maxedges)))
 ANYMPI_FWD(MPI_Graph_neighbors_count, (c_hin(comm), c_rank_in(rank), nneighbors))
 ANYMPI_FWD(MPI_Graphdims_get, (c_hin(comm), nnodes, nedges))
@@ -900,9 +900,9 @@ ANYMPI_FWD(MPI_Imrecv, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_ho
 #if ANYMPI_HAVE_MPI_Imrecv_c
 ANYMPI_FWD(MPI_Imrecv_c, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_hout(request)))
 #elif ANYMPI_HAVE_MPI_Imrecv
-ANYMPI_WIDE(MPI_Imrecv_c, MPI_Imrecv, errh_self(), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_hio(message), c_hout(request)))
+ANYMPI_WIDE(MPI_Imrecv_c, MPI_Imrecv, errh_none(), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_hio(message), c_hout(request)))
 #else
-ANYMPI_UNSUPPORTED_OUT(MPI_Imrecv_c, errh_self(), "not provided by this MPI", request)
+ANYMPI_UNSUPPORTED_OUT(MPI_Imrecv_c, errh_none(), "not provided by this MPI", request)
 #endif
 ANYMPI_FWD(MPI_Ineighbor_allgather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm), c_hout(request)))
 #if ANYMPI_HAVE_MPI_Ineighbor_allgather_c
@@ -999,9 +999,9 @@ ANYMPI_FWD(MPI_Mrecv, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_st_
 #if ANYMPI_HAVE_MPI_Mrecv_c
 ANYMPI_FWD(MPI_Mrecv_c, (c_buf(buf), count, c_hin(datatype), c_hio(message), c_st_out(status)))
 #elif ANYMPI_HAVE_MPI_Mrecv
-ANYMPI_WIDE(MPI_Mrecv_c, MPI_Mrecv, errh_self(), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_hio(message), c_st_out(status)))
+ANYMPI_WIDE(MPI_Mrecv_c, MPI_Mrecv, errh_none(), true, (count, c_hin(datatype)), (c_buf(buf), w_.count(0), w_.type(0), c_hio(message), c_st_out(status)))
 #else
-ANYMPI_UNSUPPORTED(MPI_Mrecv_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Mrecv_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Neighbor_allgather, (c_buf(sendbuf), sendcount, c_hin(sendtype), c_buf(recvbuf), recvcount, c_hin(recvtype), c_hin(comm)))
 #if ANYMPI_HAVE_MPI_Neighbor_allgather_c
@@ -1082,13 +1082,13 @@ ANYMPI_FWD(MPI_Pack_external, (datarep, c_buf(inbuf), incount, c_hin(datatype), 
 #if ANYMPI_HAVE_MPI_Pack_external_c
 ANYMPI_FWD(MPI_Pack_external_c, (datarep, c_buf(inbuf), incount, c_hin(datatype), c_buf(outbuf), outsize, c_i64p(position)))
 #elif ANYMPI_HAVE_MPI_Pack_external
-ANYMPI_WIDE(MPI_Pack_external_c, MPI_Pack_external, errh_self(), true, (incount, c_hin(datatype)), (datarep, c_buf(inbuf), w_.count(0), w_.type(0), c_buf(outbuf), outsize, c_i64p(position)))
+ANYMPI_WIDE(MPI_Pack_external_c, MPI_Pack_external, errh_none(), true, (incount, c_hin(datatype)), (datarep, c_buf(inbuf), w_.count(0), w_.type(0), c_buf(outbuf), outsize, c_i64p(position)))
 #else
-ANYMPI_UNSUPPORTED(MPI_Pack_external_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Pack_external_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Pack_external_size, (datarep, incount, c_hin(datatype), c_i64p(size)))
 ANYMPI_FWD(MPI_Pack_size, (incount, c_hin(datatype), c_hin(comm), size))
-ANYMPI_UNSUPPORTED(MPI_Pcontrol, errh_self(), "variadic; a no-op outside a profiling tool, which interposes MPI_Pcontrol")
+ANYMPI_UNSUPPORTED(MPI_Pcontrol, errh_none(), "variadic; a no-op outside a profiling tool, which interposes MPI_Pcontrol")
 ANYMPI_FWD(MPI_Probe, (c_rank_in(source), c_tag_in(tag), c_hin(comm), c_st_out(status)))
 ANYMPI_FWD(MPI_Publish_name, (service_name, c_hin(info), port_name))
 ANYMPI_FWD(MPI_Put, (c_buf(origin_addr), origin_count, c_hin(origin_datatype), c_rank_in(target_rank), target_disp, target_count, c_hin(target_datatype), c_hin(win)))
@@ -1154,7 +1154,7 @@ ANYMPI_FWD(MPI_Reduce_local_c, (c_buf(inbuf), c_buf(inoutbuf), count, c_hin(data
 #elif ANYMPI_HAVE_MPI_Reduce_local
 ANYMPI_CHUNKED(MPI_Reduce_local_c, MPI_Reduce_local, inbuf, inoutbuf, count, datatype, (s_, r_, n_, c_hin(datatype), c_op_in(op, datatype)))
 #else
-ANYMPI_UNSUPPORTED(MPI_Reduce_local_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Reduce_local_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Reduce_scatter, (c_buf(sendbuf), c_buf(recvbuf), c_mut(recvcounts), c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
 ANYMPI_FWD(MPI_Reduce_scatter_block, (c_buf(sendbuf), c_buf(recvbuf), recvcount, c_hin(datatype), c_op_in(op, datatype), c_hin(comm)))
@@ -1324,9 +1324,9 @@ ANYMPI_FWD_IF(MPI_Status_set_elements, c_status_given("MPI_Status_set_elements",
 #if ANYMPI_HAVE_MPI_Status_set_elements_c
 ANYMPI_FWD_IF(MPI_Status_set_elements_c, c_status_given("MPI_Status_set_elements_c", status), (c_st_io(status), c_hin(datatype), count))
 #elif ANYMPI_HAVE_MPI_Status_set_elements_x
-ANYMPI_NARROW_IF(MPI_Status_set_elements_c, c_status_given("MPI_Status_set_elements_c", status), MPI_Status_set_elements_x, errh_self(), true, (c_st_io(status), c_hin(datatype), count))
+ANYMPI_NARROW_IF(MPI_Status_set_elements_c, c_status_given("MPI_Status_set_elements_c", status), MPI_Status_set_elements_x, errh_none(), true, (c_st_io(status), c_hin(datatype), count))
 #else
-ANYMPI_UNSUPPORTED(MPI_Status_set_elements_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Status_set_elements_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD_IF(MPI_Status_set_elements_x, c_status_given("MPI_Status_set_elements_x", status), (c_st_io(status), c_hin(datatype), count))
 ANYMPI_FWD_AS(MPI_Test, (c_hio_if(flag, request), flag, c_st_out_if(flag, status)))
@@ -1353,18 +1353,18 @@ ANYMPI_FWD(MPI_Type_get_extent, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
 #if ANYMPI_HAVE_MPI_Type_get_extent_c
 ANYMPI_FWD(MPI_Type_get_extent_c, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
 #elif ANYMPI_HAVE_MPI_Type_get_extent_x
-ANYMPI_NARROW(MPI_Type_get_extent_c, MPI_Type_get_extent_x, errh_self(), true, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
+ANYMPI_NARROW(MPI_Type_get_extent_c, MPI_Type_get_extent_x, errh_none(), true, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
 #else
-ANYMPI_UNSUPPORTED(MPI_Type_get_extent_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Type_get_extent_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Type_get_extent_x, (c_hin(datatype), c_i64p(lb), c_i64p(extent)))
 ANYMPI_FWD(MPI_Type_get_true_extent, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
 #if ANYMPI_HAVE_MPI_Type_get_true_extent_c
 ANYMPI_FWD(MPI_Type_get_true_extent_c, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
 #elif ANYMPI_HAVE_MPI_Type_get_true_extent_x
-ANYMPI_NARROW(MPI_Type_get_true_extent_c, MPI_Type_get_true_extent_x, errh_self(), true, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
+ANYMPI_NARROW(MPI_Type_get_true_extent_c, MPI_Type_get_true_extent_x, errh_none(), true, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
 #else
-ANYMPI_UNSUPPORTED(MPI_Type_get_true_extent_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Type_get_true_extent_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Type_get_true_extent_x, (c_hin(datatype), c_i64p(true_lb), c_i64p(true_extent)))
 ANYMPI_FWD(MPI_Type_indexed, (count, c_mut(array_of_blocklengths), c_mut(array_of_displacements), c_hin(oldtype), c_hout_built(newtype, &oldtype, 1)))
@@ -1372,9 +1372,9 @@ ANYMPI_FWD(MPI_Type_size, (c_hin(datatype), size))
 #if ANYMPI_HAVE_MPI_Type_size_c
 ANYMPI_FWD(MPI_Type_size_c, (c_hin(datatype), c_i64p(size)))
 #elif ANYMPI_HAVE_MPI_Type_size_x
-ANYMPI_NARROW(MPI_Type_size_c, MPI_Type_size_x, errh_self(), true, (c_hin(datatype), c_i64p(size)))
+ANYMPI_NARROW(MPI_Type_size_c, MPI_Type_size_x, errh_none(), true, (c_hin(datatype), c_i64p(size)))
 #else
-ANYMPI_UNSUPPORTED(MPI_Type_size_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Type_size_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Type_size_x, (c_hin(datatype), c_i64p(size)))
 ANYMPI_FWD(MPI_Type_vector, (count, blocklength, stride, c_hin(oldtype), c_hout_built(newtype, &oldtype, 1)))
@@ -1390,9 +1390,9 @@ ANYMPI_FWD(MPI_Unpack_external, (datarep, c_buf(inbuf), insize, c_i64p(position)
 #if ANYMPI_HAVE_MPI_Unpack_external_c
 ANYMPI_FWD(MPI_Unpack_external_c, (datarep, c_buf(inbuf), insize, c_i64p(position), c_buf(outbuf), outcount, c_hin(datatype)))
 #elif ANYMPI_HAVE_MPI_Unpack_external
-ANYMPI_WIDE(MPI_Unpack_external_c, MPI_Unpack_external, errh_self(), true, (outcount, c_hin(datatype)), (datarep, c_buf(inbuf), insize, c_i64p(position), c_buf(outbuf), w_.count(0), w_.type(0)))
+ANYMPI_WIDE(MPI_Unpack_external_c, MPI_Unpack_external, errh_none(), true, (outcount, c_hin(datatype)), (datarep, c_buf(inbuf), insize, c_i64p(position), c_buf(outbuf), w_.count(0), w_.type(0)))
 #else
-ANYMPI_UNSUPPORTED(MPI_Unpack_external_c, errh_self(), "not provided by this MPI")
+ANYMPI_UNSUPPORTED(MPI_Unpack_external_c, errh_none(), "not provided by this MPI")
 #endif
 ANYMPI_FWD(MPI_Unpublish_name, (service_name, c_hin(info), port_name))
 ANYMPI_FWD_AS(MPI_Wait, (c_hio(request), c_st_out(status)))

@@ -110,7 +110,7 @@ static int library_dirs(char dirs[2][dir_cap])
  * (anything but SIG_DFL) is put back; where it had none, the library's stays, as natively. */
 static void *dlopen_keeping_signals(const char *path, int flags)
 {
-    struct sigaction before[NSIG];
+    static struct sigaction before[NSIG]; /* under load_once, as its callers */
     for (int s = 1; s < NSIG; ++s)
         if (sigaction(s, 0, &before[s]) != 0) before[s].sa_handler = SIG_DFL;
     void *h = dlopen(path, flags);
@@ -158,8 +158,8 @@ static void load_backend(void)
 {
     const char *choice = choose_backend();
     check_launcher(choice);
-    char tried[4 * dir_cap] = "";
-    char paths[4][dir_cap + 64];
+    /* static: run once (pthread_once), and a thread's stack may be small */
+    static char tried[4 * dir_cap], paths[4][dir_cap + 64];
     int npaths = 0;
     if (strchr(choice, '/')) {
         snprintf(paths[npaths++], sizeof paths[0], "%s", choice);

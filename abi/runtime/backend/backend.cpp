@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 
 namespace anympi::backend {
@@ -233,6 +234,21 @@ template <class Obj, class Call> static int raise_with(Obj o, int abi_class, con
     int code = code_for(abi_class, msg);
     call(o, code);
     return err_out(code);
+}
+
+static std::mutex file_errh_mutex;
+static std::unordered_map<MPI_Errhandler, MPI_File_errhandler_function *> file_errh_code;  // (guarded)
+void file_errhandler_made(MPI_Errhandler h, MPI_File_errhandler_function *fn)
+{
+    // a handle the MPI gives again once the old one is gone is the new handler's
+    std::lock_guard<std::mutex> g(file_errh_mutex);
+    file_errh_code[h] = fn;
+}
+MPI_File_errhandler_function *file_errhandler_function(MPI_Errhandler h)
+{
+    std::lock_guard<std::mutex> g(file_errh_mutex);
+    auto it = file_errh_code.find(h);
+    return it == file_errh_code.end() ? nullptr : it->second;
 }
 
 // MPI_FILE_NULL's handler called as MPI_File_call_errhandler would, where the MPI refuses

@@ -183,28 +183,14 @@ int win_errhandler_create(abi_Win_errhandler_function *fn, MPI_Errhandler *out)
     if (closure_failed(code, fn)) return no_closure;
     return MPI_Win_create_errhandler(reinterpret_cast<MPI_Win_errhandler_function *>(code), out);
 }
-namespace {
-std::mutex file_errh_mutex;
-std::unordered_map<MPI_Errhandler, MPI_File_errhandler_function *> file_errh_code;  // (guarded)
-}  // namespace
 int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out)
 {
     auto *code = closure_for<file_errh_kind>(reinterpret_cast<void *>(fn));
     if (closure_failed(code, fn)) return no_closure;
     auto *native = reinterpret_cast<MPI_File_errhandler_function *>(code);
     const int rc = MPI_File_create_errhandler(native, out);
-    if (rc == MPI_SUCCESS) {
-        // a handle the MPI gives again once the old one is gone is the new handler's
-        std::lock_guard<std::mutex> g(file_errh_mutex);
-        file_errh_code[*out] = native;
-    }
+    if (rc == MPI_SUCCESS) file_errhandler_made(*out, native);
     return rc;
-}
-MPI_File_errhandler_function *file_errhandler_function(MPI_Errhandler h)
-{
-    std::lock_guard<std::mutex> g(file_errh_mutex);
-    auto it = file_errh_code.find(h);
-    return it == file_errh_code.end() ? nullptr : it->second;
 }
 int session_errhandler_create(abi_Session_errhandler_function *fn, MPI_Errhandler *out)
 {

@@ -26,7 +26,9 @@ int comm_errhandler_create(abi_Comm_errhandler_function *fn, MPI_Errhandler *out
 int win_errhandler_create(abi_Win_errhandler_function *fn, MPI_Errhandler *out);
 int file_errhandler_create(abi_File_errhandler_function *fn, MPI_Errhandler *out);
 // The native function of a file error handler made by file_errhandler_create (null for any
-// other), to call it where the MPI will not (see native_calls_file_null_errhandler).
+// other), to call it where the MPI will not (see native_calls_file_null_errhandler); kept in
+// backend.cpp, which calls it.
+void file_errhandler_made(MPI_Errhandler h, MPI_File_errhandler_function *fn);
 MPI_File_errhandler_function *file_errhandler_function(MPI_Errhandler h);
 // Where the MPI has no sessions, a communicator error handler that calls fn with the session
 // whose communicator it is (sessions.cpp).

@@ -252,11 +252,11 @@ int main(int argc, char **argv)
     CHECK(cls == MPI_ERR_TYPE);
 
     /* an unsupported function reports MPI_ERR_UNSUPPORTED_OPERATION and names itself */
-    /* (it names no object: MPI_COMM_SELF's handler is raised) */
+    /* (it names no object: MPI_COMM_WORLD's handler is raised, as the MPIs raise theirs) */
     MPI_Info fortran = MPI_INFO_NULL;
-    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     rc = MPI_Abi_get_fortran_info(&fortran);
-    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     OK(MPI_Error_class(rc, &cls));
     CHECK(cls == MPI_ERR_UNSUPPORTED_OPERATION);
     OK(MPI_Error_string(rc, msg, &mlen));

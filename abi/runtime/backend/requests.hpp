@@ -12,6 +12,7 @@
 #include <atomic>
 
 #include <memory>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -201,7 +202,9 @@ template <class Start> struct persistent_collective final : emulated_request {
     MPI_Comm own_comm = MPI_COMM_NULL;  // a persistent one's (coll_comm)
     // While a thread waits, another's MPI_Request_get_status is answered "not yet" here: Open MPI
     // 4.1 answers "complete" for a request a thread waits on (it reads the waiter's mark as done).
-    std::atomic<bool> waiting{false};
+    // A look at the native requests holds `look`, so a wait cannot begin during one.
+    bool waiting = false;  // (under look)
+    std::mutex look;
     explicit persistent_collective(Start s, bool persistent_ = true)
         : emulated_request(persistent_), start_nb(std::move(s)) {}
     ~persistent_collective() override
@@ -235,9 +238,13 @@ template <class Start> struct persistent_collective final : emulated_request {
     int test(bool complete, int *done, MPI_Status *st) override
     {
         int rc = MPI_SUCCESS;
-        if (!complete && waiting) {
-            *done = 0;
-            return MPI_SUCCESS;
+        std::unique_lock<std::mutex> g(look, std::defer_lock);
+        if (!complete) {
+            g.lock();
+            if (waiting) {
+                *done = 0;
+                return MPI_SUCCESS;
+            }
         }
         if (natives.size() == 1) {
             rc = complete ? MPI_Test(&natives[0], done, st) : MPI_Request_get_status(natives[0], done, st);
@@ -258,7 +265,10 @@ template <class Start> struct persistent_collective final : emulated_request {
     }
     int wait(MPI_Status *st) override
     {
-        waiting = true;
+        {
+            std::lock_guard<std::mutex> g(look);
+            waiting = true;
+        }
         int rc;
         if (natives.size() == 1) {
             rc = MPI_Wait(&natives[0], st);
@@ -268,6 +278,7 @@ template <class Start> struct persistent_collective final : emulated_request {
         }
         rc = finished(rc);
         active = false;
+        std::lock_guard<std::mutex> g(look);
         waiting = false;
         return rc;
     }

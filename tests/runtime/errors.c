@@ -286,25 +286,36 @@ static void test_not_a_code(void)
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
 }
 
+/* MPI_COMM_WORLD's and MPI_COMM_SELF's handlers set for a test, the ones they had kept in was;
+ * restore_handlers puts those back. */
+static void set_handlers(MPI_Errhandler world, MPI_Errhandler self, MPI_Errhandler was[2])
+{
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &was[0]));
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &was[1]));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, world));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, self));
+}
+static void restore_handlers(MPI_Errhandler was[2])
+{
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, was[0]));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, was[1]));
+    MPI_OK(MPI_Errhandler_free(&was[0]));
+    MPI_OK(MPI_Errhandler_free(&was[1]));
+}
+
 /* Errors of calls that name no object go to MPI_COMM_WORLD's handler, where both MPIs raise
  * their own: a program that sets a handler on MPI_COMM_WORLD alone (the common idiom) has them
  * returned.  anympi raised its own on MPI_COMM_SELF, whose default handler aborted. */
 static void test_no_object_errors(void)
 {
-    MPI_Errhandler world_was, self_was;
-    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_was));
-    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &self_was));
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+    MPI_Errhandler was[2];
+    set_handlers(MPI_ERRORS_RETURN, MPI_ERRORS_ARE_FATAL, was);
     expect_class(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, NULL, NULL), MPI_ERR_ARG,
                  "MPI_Comm_create_keyval without keyval", __LINE__);
     int len = 0;
     expect_class(MPI_Get_library_version(NULL, &len), MPI_ERR_ARG, "MPI_Get_library_version without version",
                  __LINE__);
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_was));
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, self_was));
-    MPI_OK(MPI_Errhandler_free(&world_was));
-    MPI_OK(MPI_Errhandler_free(&self_was));
+    restore_handlers(was);
 }
 
 /* A program's handler that makes calls anympi answers itself: one that fails again, one that
@@ -371,11 +382,8 @@ static void test_handler_calls_mpi(void)
  * it is null in the ABI, as in Open MPI. */
 static void test_null_arguments(void)
 {
-    MPI_Errhandler world_was, self_was;
-    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &world_was));
-    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_SELF, &self_was));
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    MPI_Errhandler was[2];
+    set_handlers(MPI_ERRORS_RETURN, MPI_ERRORS_RETURN, was);
     int n = 0, flag = 0, v = 0, sv = 0, idx[1];
     MPI_Count nx = 0;
     expect_class(MPI_Get_elements(NULL, MPI_INT, &n), MPI_ERR_ARG, "MPI_Get_elements of a null status", __LINE__);
@@ -396,10 +404,7 @@ static void test_null_arguments(void)
     expect_class(MPI_Op_create(NULL, 1, &op), MPI_ERR_ARG, "MPI_Op_create of no function", __LINE__);
     expect_class(MPI_Get_version(NULL, &sv), MPI_ERR_ARG, "MPI_Get_version without version", __LINE__);
     expect_class(MPI_Get_version(&v, NULL), MPI_ERR_ARG, "MPI_Get_version without subversion", __LINE__);
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, world_was));
-    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, self_was));
-    MPI_OK(MPI_Errhandler_free(&world_was));
-    MPI_OK(MPI_Errhandler_free(&self_was));
+    restore_handlers(was);
 }
 
 static void test_error_in_status(void)

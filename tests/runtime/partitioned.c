@@ -193,6 +193,41 @@ static void freed_before_next(void)
     MPI_OK(MPI_Comm_free(&c[1]));
 }
 
+/* A receive freed before it was ever started, and before its send was even made, still matches
+ * that send (the first init on the communicator, peer and tag): the next receive gets the next
+ * send's data.  (anympi cancelled the freed receive's wait for its send, so the next receive took
+ * the freed send and waited forever for data that send never sends.) */
+static void freed_unstarted(void)
+{
+    const int peer = rank ^ 1;
+    int out[4], in[4] = {-1, -1, -1, -1};
+    for (int i = 0; i < 4; ++i) out[i] = val(7, rank, i);
+    MPI_Request r;
+    if (peer < size && rank % 2) {
+        MPI_OK(MPI_Precv_init(in, 1, 4, MPI_INT, peer, 15, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        MPI_OK(MPI_Request_free(&r));
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (peer >= size) return;
+    if (rank % 2 == 0) {
+        MPI_OK(MPI_Psend_init(in, 1, 4, MPI_INT, peer, 15, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        MPI_OK(MPI_Request_free(&r));
+        MPI_OK(MPI_Psend_init(out, 1, 4, MPI_INT, peer, 15, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        MPI_OK(MPI_Start(&r));
+        MPI_OK(MPI_Pready(0, r));
+    } else {
+        MPI_OK(MPI_Precv_init(in, 1, 4, MPI_INT, peer, 15, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        MPI_OK(MPI_Start(&r));
+    }
+    int done = 0;
+    const double give_up = MPI_Wtime() + 20;
+    while (!done && MPI_Wtime() < give_up) MPI_OK(MPI_Test(&r, &done, MPI_STATUS_IGNORE));
+    CHECK_FATAL(done);  /* else the receive waits for the freed send's data */
+    MPI_OK(MPI_Request_free(&r));
+    if (rank % 2)
+        for (int i = 0; i < 4; ++i) CHECK_EQ(in[i], val(7, peer, i));
+}
+
 /* A partition travels once it (and those before it) are ready, not when the whole buffer is:
  * the receive side sees partition 0 while the send side waits to hear so before marking the
  * rest. */
@@ -394,6 +429,7 @@ int main(int argc, char **argv)
     strided();
     order_and_isolation();
     freed_before_next();
+    freed_unstarted();
     early();
     send_waited_first(1);
     send_waited_first(65536);

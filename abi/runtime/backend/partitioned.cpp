@@ -30,8 +30,10 @@
 // sends only once its partitioned send is complete) is beyond this (docs/runtime.md).
 #include "requests.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_set>
 #include <vector>
@@ -211,8 +213,10 @@ struct precv final : partitioned {
     MPI_Datatype type;
     type_kept keep;
     MPI_Comm comm;
-    // what the send side said
+    // what the send side said: received into `landing`, which outlives this request if it is freed
+    // before the setup came (the setup receive stays posted then: see ~precv)
     setup_msg setup{};
+    std::unique_ptr<setup_msg> landing = std::make_unique<setup_msg>();
     MPI_Request setup_req = MPI_REQUEST_NULL;
     bool have_setup = false;
     int64_t total = 0, my_partition_bytes = 0;
@@ -327,6 +331,26 @@ std::mutex receives_mutex;
 std::vector<precv *> receives;  // guarded
 std::atomic<int> awaiting{0};
 
+// The setup receives of receives freed before their setup came, each with the buffer it lands in.
+// They stay posted: natively a freed receive still matches its send's init, so the next receive
+// on the same communicator, peer and tag must not take that send's setup (and then wait for data
+// that never comes).  Received ones are dropped as they are seen; the rest are cancelled at the end.
+struct orphan {
+    std::unique_ptr<setup_msg> landing;
+    MPI_Request req;
+};
+std::vector<orphan> orphans;  // guarded by receives_mutex
+
+void reap_orphans()  // under receives_mutex
+{
+    std::erase_if(orphans, [](orphan &o) {
+        int flag = 0;
+        if (MPI_Test(&o.req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) flag = 1;
+        if (flag) awaiting.fetch_sub(1, std::memory_order_relaxed);
+        return flag != 0;
+    });
+}
+
 void precv::list()
 {
     std::lock_guard<std::mutex> g(receives_mutex);
@@ -336,21 +360,21 @@ void precv::list()
 }
 void precv::set_up()
 {
+    setup = *landing;
     have_setup = true;
     if (listed) awaiting.fetch_sub(1, std::memory_order_relaxed);
 }
 precv::~precv()
 {
-    if (listed) {
-        std::lock_guard<std::mutex> g(receives_mutex);
-        for (auto it = receives.begin(); it != receives.end(); ++it)
-            if (*it == this) { receives.erase(it); break; }
-        if (!have_setup) awaiting.fetch_sub(1, std::memory_order_relaxed);
-    }
-    if (setup_req != MPI_REQUEST_NULL) {
-        MPI_Cancel(&setup_req);
-        MPI_Wait(&setup_req, MPI_STATUS_IGNORE);
-    }
+    if (!listed) return;
+    std::lock_guard<std::mutex> g(receives_mutex);
+    std::erase(receives, this);
+    if (have_setup) return;
+    int flag = 0;
+    if (MPI_Test(&setup_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag)
+        awaiting.fetch_sub(1, std::memory_order_relaxed);
+    else  // still awaited, as one of `awaiting`
+        orphans.push_back({std::move(landing), setup_req});
 }
 
 // Posts the receives of every active receive whose setup has come, but `self`'s (its own test
@@ -360,6 +384,7 @@ void progress_receives(const partitioned *self)
 {
     if (awaiting.load(std::memory_order_relaxed) == 0) return;
     std::lock_guard<std::mutex> g(receives_mutex);
+    reap_orphans();
     for (precv *q : receives) {
         if (q == self) continue;
         std::unique_lock<std::mutex> l(q->m, std::try_to_lock);
@@ -429,6 +454,15 @@ void partitioned_world_init()
 // MPI_COMM_SELF inside Open MPI 4.1's MPI_Finalize, it made LeakSanitizer's exit check fault.
 void partitioned_world_end()
 {
+    {
+        std::lock_guard<std::mutex> g(receives_mutex);
+        for (orphan &o : orphans) {  // their sends never came
+            MPI_Cancel(&o.req);
+            MPI_Wait(&o.req, MPI_STATUS_IGNORE);
+            awaiting.fetch_sub(1, std::memory_order_relaxed);
+        }
+        orphans.clear();
+    }
     if (part_comm != MPI_COMM_NULL) MPI_Comm_free(&part_comm);
 }
 #else
@@ -500,8 +534,8 @@ ANYMPI_MANUAL(MPI_Precv_init, fallback, "anympi's own request over persistent re
         uint64_t h = 0;
         rc = locate(c, peer, &h, &op->source_world);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Irecv(&op->setup, int(sizeof op->setup), MPI_BYTE, op->source_world, setup_tag(h, c_tag_in(tag)),
-                           part_comm, &op->setup_req);
+            rc = MPI_Irecv(op->landing.get(), int(sizeof(setup_msg)), MPI_BYTE, op->source_world,
+                           setup_tag(h, c_tag_in(tag)), part_comm, &op->setup_req);
         if (rc == MPI_SUCCESS) op->list();
     }
     if (rc != MPI_SUCCESS) return err_out(rc);

@@ -1871,7 +1871,7 @@ int w_MPI_Type_free(MPI_Datatype* t) {
   if (t_in_decode) return NX(MPI_Type_free)(t);  // the types library freeing get_contents' handles
   // the datatype argument itself was checked by the generated wrapper underneath
   if (g_args && bits(*t) < k_predefined_limit)
-    return raise(MPI_COMM_SELF, MPI_ERR_TYPE,
+    return raise_at(at_none(), MPI_ERR_TYPE,
                  std::string("MPI_Type_free: argument datatype is ") + predefined(bits(*t))->name +
                      ", a predefined datatype, which cannot be freed");
   const MPI_Datatype was = *t;

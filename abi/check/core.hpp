@@ -90,7 +90,9 @@ std::uint64_t generation(hkind k, std::uintptr_t v);
 void released(hkind k, std::uintptr_t v, const char* fn);
 
 // ---- where an error goes: the error handler of the call's communicator, window, file or
-// session (MPI-4.1 section 9.3), else of MPI_COMM_SELF
+// session (MPI-4.1 section 9.3), else of MPI_COMM_WORLD: where both MPIs underneath and the
+// runtime raise the errors of a call without an object (errh_none, backend.hpp), so that a
+// program that sets a handler on MPI_COMM_WORLD alone sees the checker's errors alike
 struct where_t {
   hkind kind = hkind::comm;
   std::uintptr_t h = 0;
@@ -99,7 +101,7 @@ inline where_t at(MPI_Comm c) { return {hkind::comm, bits(c)}; }
 inline where_t at(MPI_Win w) { return {hkind::win, bits(w)}; }
 inline where_t at(MPI_File f) { return {hkind::file, bits(f)}; }
 inline where_t at(MPI_Session s) { return {hkind::session, bits(s)}; }
-inline where_t at_self() { return at(MPI_COMM_SELF); }
+inline where_t at_none() { return at(MPI_COMM_WORLD); }
 
 // ---- raising an error (a new code of the right class, its string answered by the wrappers)
 int raise(MPI_Comm comm, int error_class, const std::string& msg, bool print = true);

@@ -259,11 +259,11 @@ class Gen:
     def build(self):
         fn = self.fn
         params = [p for p in fn.params if (fn.name, p.name) not in SKIP_PARAMS]
-        # the object whose error handler reports (checked first, on MPI_COMM_SELF's)
+        # the object whose error handler reports (checked first, on MPI_COMM_WORLD's)
         obj = next((p for p in params if base(p) in ERRH_OBJECTS and not p.array), None)
-        where = f"at({obj.name})" if obj else "at_self()"
+        where = f"at({obj.name})" if obj else "at_none()"
         if obj:
-            self.handle(obj, "at_self()")
+            self.handle(obj, "at_none()")
         root = self.by.get("root") if self.has_comm else None
         if root is not None and root.kind == "RANK":
             self.rank(root, where)

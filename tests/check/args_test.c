@@ -78,7 +78,7 @@ static void errors(void)
     EXPECT_ERROR(rc, MPI_ERR_ERRHANDLER, "MPI_Comm_set_errhandler: argument errhandler is a freed error handler",
                  "freed by MPI_Errhandler_free");
 
-    /* a freed window (reported through MPI_COMM_SELF: the window has no handler any more) */
+    /* a freed window (reported through MPI_COMM_WORLD: the window has no handler any more) */
     MPI_Win win, win_was;
     OK(MPI_Win_create(buf, sizeof buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     OK(MPI_Win_fence(0, win));

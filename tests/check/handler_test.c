@@ -4,7 +4,8 @@
  *                    to a communicator, window or file comes back through that object's handler
  *                    (MPI_ERRORS_RETURN), with its class, and the program goes on; a bad
  *                    communicator or window itself, and a call that names none, go through
- *                    MPI_COMM_SELF's (MPI-4.1 section 9.3)
+ *                    MPI_COMM_WORLD's, where both MPIs raise theirs (MPI-4.1 section 9.3 names
+ *                    MPI_COMM_SELF, which would abort here)
  *   fatal_rank       every rank sends to rank `size` under the default MPI_ERRORS_ARE_FATAL;
  *                    natively the MPI reports MPI_ERR_RANK and aborts. Under the checker, its
  *                    report, then the MPI's own rendering of the same error and exit
@@ -96,9 +97,9 @@ static void returns(void)
     OK(MPI_File_write(f, buf, 2, MPI_INT, MPI_STATUS_IGNORE));
     OK(MPI_File_close(&f));
 
-    /* the object named is itself bad, or the call names none: MPI_COMM_SELF's handler
-     * (MPI_COMM_WORLD stays fatal) */
-    OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    /* the object named is itself bad, or the call names none: MPI_COMM_WORLD's handler
+     * (MPI_COMM_SELF stays fatal) */
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     rc = MPI_Send(buf, 1, MPI_INT, 0, 0, c_was);
     EXPECT_ERROR(rc, MPI_ERR_COMM, "MPI_Send: argument comm is a freed communicator");
     rc = MPI_Win_fence(0, win_was);

@@ -1,7 +1,7 @@
 // An error the bindings detect under the default MPI_ERRORS_ARE_FATAL ends the program, as
 // MPI ends it for an error it detects (the paper's rule), after printing the message that
 // names the argument; it is never thrown past the handler. With the argument "return",
-// MPI_COMM_SELF returns errors and the same error is thrown (the control that proves the
+// MPI_COMM_WORLD returns errors and the same error is thrown (the control that proves the
 // program reaches the error). First, an error described before MPI_Init.
 #include <mpi.hpp>
 
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   }
   mpi::environment env(argc, argv);
   bool const returns = argc > 1 && std::string_view(argv[1]) == "return";
-  if (returns) mpi::comm_self().set_errhandler(mpi::errors_return);
+  if (returns) mpi::comm_world().set_errhandler(mpi::errors_return);
   try {
     (void)mpi::to_rank(std::size_t(1) << 40);
   } catch (mpi::mpi_error const& e) {

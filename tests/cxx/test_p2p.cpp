@@ -196,12 +196,14 @@ void recording_handler(MPI_Comm*, int* code, ...) {
 }  // namespace
 
 // An error the bindings detect goes through the MPI error handler, as one MPI detects would:
-// the communicator's where it concerns the communicator, else MPI_COMM_SELF's; a handler that
-// returns makes it an exception. Throwing without calling the handler fails here.
+// the communicator's where it concerns the communicator, else MPI_COMM_WORLD's (where the MPIs
+// raise theirs; MPI_COMM_SELF's would abort here); a handler that returns makes it an exception.
+// Throwing without calling the handler fails here.
 TEST(Errors, BindingErrorsGoThroughTheHandler) {
   mpi::errhandler eh = mpi::errhandler::create_for_comm(&recording_handler);
   binding_handler_calls = 0;
-  mpi::comm_self().set_errhandler(eh);
+  mpi::comm_self().set_errhandler(mpi::errors_are_fatal);
+  mpi::comm_world().set_errhandler(eh);
   try {
     (void)mpi::to_rank(std::size_t(1) << 40);
     ADD_FAILURE() << "a rank beyond int was accepted";
@@ -211,9 +213,10 @@ TEST(Errors, BindingErrorsGoThroughTheHandler) {
   }
   EXPECT_EQ(binding_handler_calls, 1);
   EXPECT_EQ(binding_handler_class, MPI_ERR_RANK);
+  mpi::comm_world().set_errhandler(mpi::errors_return);
   mpi::comm_self().set_errhandler(mpi::errors_return);
 
-  // A neighborhood collective on a communicator without a topology: its own handler, not SELF's.
+  // A neighborhood collective on a communicator without a topology: its own handler, not WORLD's.
   mpi::comm c = mpi::comm_world().dup();
   c.set_errhandler(eh);
   binding_handler_calls = 0;

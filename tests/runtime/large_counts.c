@@ -485,6 +485,51 @@ static void kept_after_free(void)
     MPI_OK(MPI_Type_free(&outer));
 }
 
+/* t's first datatype argument, whatever t's combiner (a new handle, or a predefined one). */
+static MPI_Datatype first_member(MPI_Datatype t)
+{
+    MPI_Count ni = -1, na = -1, nc = -1, nd = -1;
+    int comb = -1, ints[8];
+    MPI_Aint addresses[8];
+    MPI_Count counts[8];
+    MPI_Datatype types[1] = {MPI_DATATYPE_NULL};
+    MPI_OK(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
+    CHECK_FATAL(ni <= 8 && na <= 8 && nc <= 8 && nd == 1);
+    MPI_OK(MPI_Type_get_contents_c(t, ni, na, nc, nd, ints, addresses, counts, types));
+    return types[0];
+}
+
+/* A type of a _c constructor reached two levels down, through types of the int constructors
+ * or duplicates built on each other, still answers the _c call's envelope and contents (anympi
+ * over Open MPI lost the way past the first level: dup(dup(c)) gave c's int form). */
+static void kept_two_levels_down(void)
+{
+    const MPI_Datatype ints1[1] = {MPI_INT};
+    MPI_Datatype c, a, b;
+    MPI_OK(MPI_Type_contiguous_c(4, MPI_INT, &c));
+    for (int form = 0; form < 3; ++form) {
+        static const char *const what[3] = {"dup(dup(contiguous_c))", "vector(vector(contiguous_c))",
+                                            "resized(contiguous(contiguous_c))"};
+        if (form == 0) {
+            MPI_OK(MPI_Type_dup(c, &a));
+            MPI_OK(MPI_Type_dup(a, &b));
+        } else if (form == 1) {
+            MPI_OK(MPI_Type_vector(2, 1, 1, c, &a));
+            MPI_OK(MPI_Type_vector(2, 1, 1, a, &b));
+        } else {
+            MPI_OK(MPI_Type_contiguous(3, c, &a));
+            MPI_OK(MPI_Type_create_resized(a, 0, 100, &b));
+        }
+        MPI_Datatype x = first_member(b), y = first_member(x);
+        expect_contents(y, MPI_COMBINER_CONTIGUOUS, 0, NULL, 1, (const MPI_Count[]){4}, 1, ints1, what[form]);
+        MPI_OK(MPI_Type_free(&y));
+        MPI_OK(MPI_Type_free(&x));
+        MPI_OK(MPI_Type_free(&b));
+        MPI_OK(MPI_Type_free(&a));
+    }
+    MPI_OK(MPI_Type_free(&c));
+}
+
 /* The program's attributes stay on its types: building a _c type on a type that carries one
  * calls neither its copy callback (no duplicate is made) nor, when the new type is freed, its
  * delete callback; the delete callback runs once, for the program's own type. */
@@ -564,6 +609,7 @@ static void made_types(void)
     MPI_OK(MPI_Type_free(&t));
     MPI_OK(MPI_Type_free(&kept_inner));
     kept_after_free();
+    kept_two_levels_down();
     MPI_OK(MPI_Type_create_resized_c(MPI_INT, -4, 12, &t));
     expect_contents(t, MPI_COMBINER_RESIZED, 0, NULL, 2, (const MPI_Count[]){-4, 12}, 1, ints1, "resized_c");
     MPI_OK(MPI_Type_free(&t));

@@ -99,6 +99,12 @@ static void test_layout(void)
     MPI_Error_class(rc, &cls);
     CHECK_EQ(cls, MPI_ERR_ARG);
     CHECK_HANDLE(one[0], MPI_DATATYPE_NULL);
+
+    /* An unnamed pair has no name, whichever MPI is underneath (Open MPI called it "Dup "). */
+    char name[MPI_MAX_OBJECT_NAME] = "x";
+    int len = -1;
+    MPI_OK(MPI_Type_get_name(p, name, &len));
+    CHECK_MSG(len == 0 && name[0] == 0, "the pair's name is \"%s\" (%d)", name, len);
 }
 
 /* A dup is an ordinary derived type whose contents are the (predefined) pair. */

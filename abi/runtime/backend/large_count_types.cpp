@@ -25,12 +25,14 @@
 // The derived datatypes MPI_Type_get_contents hands out are new copies the MPI makes; a copy of
 // a recorded type answers the same record: for a type recorded here through the record's
 // members, for one an int constructor or MPI_Type_dup built (c_hout_built, in the generated
-// wrappers) through the records of the types it was built on, noted when it was built.
+// wrappers) through what is known of the types it was built on, noted when it was built -- at
+// any depth: dup(dup(c)) taken apart twice reaches c's record.
 #include "callbacks.hpp"
 #include "large_counts.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -42,12 +44,25 @@ namespace anympi::backend {
 std::atomic<bool> made_by_c_any{false};
 namespace {
 
+struct made_type;
+using made_ref = std::shared_ptr<const made_type>;
+// What anympi knows of a native datatype: the record it answers (a type of the _c
+// constructors, or a copy of one the MPI handed out), and what is known of the datatypes it
+// was built on, by position (an int constructor or MPI_Type_dup over such a type, at any
+// depth).  Shared: the MPI's copies of a type answer the same.  Dropped only outside
+// made_mutex, since the last reference frees a record's duplicates, which may end other entries.
+struct entry {
+    made_ref self;
+    std::vector<std::shared_ptr<const entry>> members;
+};
+using entry_ref = std::shared_ptr<const entry>;
+
 struct made_type {
     int combiner = 0;                 // the ABI's
     std::vector<int> ints;            // as the program gave them (ABI constants)
     std::vector<MPI_Count> counts;    // the large counts, in the standard's order
     std::vector<MPI_Datatype> types;  // native; derived ones are duplicates of ours
-    std::vector<std::shared_ptr<const made_type>> members;  // types[i]'s own record, if any
+    std::vector<entry_ref> members;   // what is known of types[i], if anything
     made_type() = default;
     made_type(const made_type &) = delete;
     made_type &operator=(const made_type &) = delete;
@@ -57,20 +72,10 @@ struct made_type {
             if (t != MPI_DATATYPE_NULL && bits(to_abi<abi_Datatype>(t)) >= 0x400) MPI_Type_free(&t);
     }
 };
-using made_ref = std::shared_ptr<const made_type>;
-// What anympi knows of a native datatype: the record it answers (a type of the _c
-// constructors, or a copy of one the MPI handed out), and the records of the datatypes it was
-// built on, by position (an int constructor or MPI_Type_dup over such a type).  Shared: the
-// MPI's copies of a type answer its record.  Dropped only outside made_mutex, since the last
-// reference frees the record's duplicates, which may end other entries.
-struct entry {
-    made_ref self;
-    std::vector<made_ref> members;
-};
 std::mutex made_mutex;
 // By native handle (guarded).  Never destroyed: at exit the MPI is finalized, and the end of a
 // record frees native datatypes (the duplicates it holds).
-std::unordered_map<uintptr_t, entry> &made = *new std::unordered_map<uintptr_t, entry>;
+std::unordered_map<uintptr_t, entry_ref> &made = *new std::unordered_map<uintptr_t, entry_ref>;
 int made_keyval = MPI_KEYVAL_INVALID;      // the attribute that ends an entry (guarded)
 
 bool is_predefined(MPI_Datatype t) { return bits(to_abi<abi_Datatype>(t)) < 0x400; }
@@ -79,7 +84,7 @@ bool is_predefined(MPI_Datatype t) { return bits(to_abi<abi_Datatype>(t)) < 0x40
 // release of another record's duplicates.
 int made_type_deleted(MPI_Datatype t, int, void *, void *)
 {
-    entry gone;
+    entry_ref gone;
     std::lock_guard<std::mutex> g(made_mutex);
     const auto it = made.find(bits(t));
     if (it == made.end()) return MPI_SUCCESS;
@@ -89,12 +94,17 @@ int made_type_deleted(MPI_Datatype t, int, void *, void *)
 }
 
 // Ties e to the new native object t.  False when the MPI refuses the attribute.
-bool tie(MPI_Datatype t, entry e)
+bool tie(MPI_Datatype t, entry_ref e)
 {
+    entry_ref was;  // dropped after the lock
     std::unique_lock<std::mutex> g(made_mutex);
     if (const auto it = made.find(bits(t)); it != made.end()) {  // already tied: never for a new object
-        if (!it->second.self) std::swap(it->second.self, e.self);
-        if (it->second.members.empty()) std::swap(it->second.members, e.members);
+        const entry &old = *it->second;
+        if ((!old.self && e->self) || (old.members.empty() && !e->members.empty())) {
+            was = it->second;
+            it->second = std::make_shared<const entry>(
+                entry{old.self ? old.self : e->self, old.members.empty() ? e->members : old.members});
+        }
         g.unlock();
         return true;
     }
@@ -110,11 +120,16 @@ bool tie(MPI_Datatype t, entry e)
     return true;
 }
 
-made_ref record_of(MPI_Datatype t)
+entry_ref entry_of(MPI_Datatype t)
 {
     std::lock_guard<std::mutex> g(made_mutex);
     const auto it = made.find(bits(t));
-    return it == made.end() ? nullptr : it->second.self;
+    return it == made.end() ? nullptr : it->second;
+}
+made_ref record_of(MPI_Datatype t)
+{
+    const entry_ref e = entry_of(t);
+    return e ? e->self : nullptr;
 }
 
 // Records what the call that made t was given.  A failure to hold a datatype or to tie the
@@ -131,9 +146,9 @@ void record(MPI_Datatype t, int combiner, std::vector<int> ints, std::vector<MPI
         quiet_copies q;  // the program's attributes stay on its type (callbacks.hpp)
         if (!is_predefined(held) && MPI_Type_dup(types[i], &held) != MPI_SUCCESS) return;
         m->types.push_back(held);
-        m->members.push_back(made_by_c_any.load(std::memory_order_acquire) ? record_of(types[i]) : nullptr);
+        m->members.push_back(made_by_c_any.load(std::memory_order_acquire) ? entry_of(types[i]) : nullptr);
     }
-    tie(t, entry{std::move(m), {}});
+    tie(t, std::make_shared<const entry>(entry{std::move(m), {}}));
 }
 
 bool fits(MPI_Count v) { return v >= INT_MIN && v <= INT_MAX; }
@@ -484,7 +499,7 @@ bool made_by_c_contents(MPI_Datatype t, abi_Count max_i, abi_Count max_a, abi_Co
                 *rc = err_out(e);
                 return true;
             }
-            if (m->members[i]) tie(out, entry{m->members[i], {}});
+            if (m->members[i]) tie(out, m->members[i]);
         }
         types[i] = to_abi<abi_Datatype>(out);
     }
@@ -496,24 +511,19 @@ bool made_by_c_contents(MPI_Datatype t, abi_Count max_i, abi_Count max_a, abi_Co
 
 void made_by_c_built(MPI_Datatype t, const abi_Datatype *from, long n)
 {
-    std::vector<made_ref> members(static_cast<size_t>(n > 0 ? n : 0));
+    std::vector<entry_ref> members(static_cast<size_t>(n > 0 ? n : 0));
     bool any = false;
-    for (long i = 0; from && i < n; ++i) any |= (members[size_t(i)] = record_of(to_native(from[i]))) != nullptr;
-    if (any) tie(t, entry{nullptr, std::move(members)});
+    for (long i = 0; from && i < n; ++i) any |= (members[size_t(i)] = entry_of(to_native(from[i]))) != nullptr;
+    if (any) tie(t, std::make_shared<const entry>(entry{nullptr, std::move(members)}));
 }
 
 void made_by_c_copies_of(MPI_Datatype t, const abi_Datatype *types, long n)
 {
-    std::vector<made_ref> members;
-    {
-        std::lock_guard<std::mutex> g(made_mutex);
-        const auto it = made.find(bits(t));
-        if (it == made.end()) return;
-        members = it->second.members;
-    }
-    for (long i = 0; types && i < n && size_t(i) < members.size(); ++i)
-        if (members[size_t(i)] && reinterpret_cast<uintptr_t>(types[i]) >= 0x400)
-            tie(to_native(types[i]), entry{members[size_t(i)], {}});
+    const entry_ref e = entry_of(t);
+    if (!e) return;
+    for (long i = 0; types && i < n && size_t(i) < e->members.size(); ++i)
+        if (e->members[size_t(i)] && reinterpret_cast<uintptr_t>(types[i]) >= 0x400)
+            tie(to_native(types[i]), e->members[size_t(i)]);
 }
 
 }  // namespace anympi::backend

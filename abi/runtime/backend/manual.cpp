@@ -1216,6 +1216,8 @@ int vi_make(const pair_member *v, const pair_member *i, uintptr_t value, uintptr
     rc = MPI_Type_create_resized(s, 0, extent, &t);
     MPI_Type_free(&s);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
+    // no name, as on MPICH (Open MPI names a resized type "Dup <the struct's name>")
+    if (rc == MPI_SUCCESS) rc = MPI_Type_set_name(t, const_cast<char *>(""));
     if (rc != MPI_SUCCESS) return rc;
     if (vi_types.empty()) {  // does the native get_contents return this handle, or a copy?
         MPI_Datatype c = MPI_DATATYPE_NULL, back = MPI_DATATYPE_NULL;

@@ -85,13 +85,15 @@ inline void check(int err, char const* function) {
 // Errors detected by the bindings themselves (a count that cannot be represented, a buffer
 // whose size does not divide by the group size, a feature the MPI underneath lacks) follow
 // the MPI configuration exactly like errors MPI detects (the paper's rule): they are raised
-// through the error handler of the communicator of the call, or of MPI_COMM_SELF where the
-// call has none (MPI-4.0 §9.3's place for errors tied to no object). Under
+// through the error handler of the communicator of the call, or of MPI_COMM_WORLD where the
+// call has none (where MPICH, Open MPI and anympi's runtime raise their own errors tied to no
+// object; MPI-4.0 §9.3 names MPI_COMM_SELF, but a program that sets a handler on
+// MPI_COMM_WORLD alone, the common idiom, would see the bindings' errors abort). Under
 // MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT the program ends there, after the message with the
 // argument is printed (MPI's own text knows only the class); under MPI_ERRORS_RETURN, or a
 // user handler that returns, the error is thrown as mpi_error, as a returned code would be.
 // Before MPI_Init and after MPI_Finalize no handler can be called: it is thrown.
-[[noreturn]] inline void fail(int error_class, char const* function, std::string detail, MPI_Comm comm = MPI_COMM_SELF) {
+[[noreturn]] inline void fail(int error_class, char const* function, std::string detail, MPI_Comm comm = MPI_COMM_WORLD) {
   mpi_error e(error_class, function, std::move(detail));
   MPI_Errhandler h = MPI_ERRHANDLER_NULL;
   if (mpi_running() && comm != MPI_COMM_NULL && MPI_Comm_get_errhandler(comm, &h) == MPI_SUCCESS) {

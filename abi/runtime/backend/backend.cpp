@@ -205,7 +205,7 @@ void release_held(uintptr_t r)
 // per class); recursive, as a program's handler may make a call that raises again.
 static std::recursive_mutex raise_mutex;
 
-static bool native_active()
+bool native_active()
 {
     int init = 0, fin = 0;
     MPI_Initialized(&init);

@@ -779,6 +779,8 @@ inline errh_obj errh_of(abi_Session s) { return {k_session, bits(to_native(s))};
 // that sets a handler on MPI_COMM_WORLD alone (the common idiom) would see anympi's errors abort.
 inline errh_obj errh_none() { return {k_comm, pre_to_native[ABI_COMM_WORLD]}; }
 int raise_error(errh_obj o, int abi_class, const char *msg);
+// Whether the MPI underneath runs (initialized and not finalized): no handler can be called else.
+bool native_active();
 
 extern void *const dispatch_table[ANYMPI_NFUNCS];
 

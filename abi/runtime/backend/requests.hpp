@@ -10,7 +10,6 @@
 #include "backend.hpp"
 
 #include <atomic>
-
 #include <memory>
 #include <mutex>
 #include <type_traits>
@@ -31,11 +30,12 @@ struct emulated_request {
     emulated_request(const emulated_request &) = delete;
     emulated_request &operator=(const emulated_request &) = delete;
     const bool persistent;
+    // A persistent one between MPI_Start and its completion; a nonpersistent one until then.
     // Read by MPI_Request_get_status, which another thread may call while one waits: a wait
     // clears it only once the operation has completed.
     std::atomic<bool> active;
     int number = -1;  // its MPI_Request_toint, once asked (requests.cpp)
-    enum class partitioned_side : uint8_t { none, send, receive } side = partitioned_side::none;  // partitioned.cpp  // a persistent one between MPI_Start and its completion; a nonpersistent one until then
+    enum class partitioned_side : uint8_t { none, send, receive } side = partitioned_side::none;  // partitioned.cpp
     // The native return code of starting a persistent request.
     virtual int start() { return MPI_ERR_REQUEST; }
     // Whether the operation has completed, without blocking (*done), its status in *st when it

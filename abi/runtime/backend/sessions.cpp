@@ -124,10 +124,7 @@ std::recursive_mutex given_mutex;    // a handler may itself fail such a call
 MPI_Comm given_comm = MPI_COMM_NULL;  // guarded; freed with anympi_world
 template <class Raise> int on_given(abi_Errhandler errhandler, Raise raise)
 {
-    int init = 0, fin = 0;
-    MPI_Initialized(&init);
-    MPI_Finalized(&fin);
-    if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL || !init || fin) return raise(errh_none());
+    if (reinterpret_cast<uintptr_t>(errhandler) == ABI_ERRHANDLER_NULL || !native_active()) return raise(errh_none());
     std::lock_guard<std::recursive_mutex> g(given_mutex);
     if (given_comm == MPI_COMM_NULL) MPI_Comm_split(MPI_COMM_SELF, 0, 0, &given_comm);  // no attribute copied
     if (given_comm == MPI_COMM_NULL || MPI_Comm_set_errhandler(given_comm, to_native(errhandler)) != MPI_SUCCESS)

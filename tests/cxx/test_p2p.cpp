@@ -4,6 +4,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <list>
 #include <ranges>
 #include <string>
@@ -254,6 +255,40 @@ TEST(Errors, MessageNamesTheProcedureOnce) {
   EXPECT_STREQ(mpi::mpi_error(named, "MPI_Send").what(), "MPI_Send: the runtime's own text");
   EXPECT_STREQ(mpi::mpi_error(plain, "MPI_Send").what(), "MPI_Send: an MPI's text");
   EXPECT_STREQ(mpi::mpi_error(named, "MPI_Recv").what(), "MPI_Recv: MPI_Send: the runtime's own text");
+}
+
+// mpi_error keeps its text in fixed buffers: a detail longer than they hold is cut, never
+// written past them, and what is kept reads as it would in full; the bindings' details print
+// every count exactly, the widest unsigned and the most negative signed ones included.
+TEST(Errors, LongDetailIsCutAndCountsPrintExactly) {
+  int cls = 0, code = 0;
+  MPI_CXX_CALL(MPI_Add_error_class, &cls);
+  MPI_CXX_CALL(MPI_Add_error_code, cls, &code);
+  MPI_CXX_CALL(MPI_Add_error_string, code, "a text");
+  std::string const detail(5000, 'x');
+  mpi::mpi_error const e(code, "MPI_Send", detail);
+  std::string const what = e.what();
+  EXPECT_EQ(what.rfind("MPI_Send: a text (xxx", 0), 0u) << what;
+  EXPECT_GT(what.size(), 500u);
+  EXPECT_LT(what.size(), detail.size());
+  EXPECT_EQ(what.find_first_not_of('x', std::string("MPI_Send: a text (").size()), std::string::npos);
+  EXPECT_EQ(e.function(), "MPI_Send");
+  EXPECT_EQ(e.error_class(), cls);
+  mpi::mpi_error const copy = e;
+  EXPECT_STREQ(copy.what(), e.what());
+
+  EXPECT_STREQ(mpi::mpi_error(code, "MPI_Send", "").what(), "MPI_Send: a text");
+  EXPECT_STREQ(mpi::mpi_error(code, nullptr, "it").what(), "a text (it)");
+  mpi::detail::error_text counts;
+  counts << "counts " << std::numeric_limits<long long>::min() << " " << std::numeric_limits<unsigned long long>::max()
+         << " " << short{-7} << " " << 0u;
+  EXPECT_EQ(std::string_view(counts), "counts -9223372036854775808 18446744073709551615 -7 0");
+  mpi::detail::error_text long_text;
+  long_text << detail << "tail";
+  std::string_view const cut = long_text;
+  EXPECT_GT(cut.size(), 200u);
+  EXPECT_LT(cut.size(), detail.size());
+  EXPECT_EQ(cut.find_first_not_of('x'), std::string_view::npos);
 }
 
 TEST(Errors, LargeCountIsNeverNarrowed) {

@@ -11,7 +11,6 @@
 #include <mpi/std_parts.hpp>
 
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -29,11 +28,9 @@ inline bool is_root(MPI_Comm c, int root) {
 // error, out of line, raised on the communicator.
 MPI_CXX_COLD [[noreturn]] inline void indivisible(MPI_Count total, int n, char const* fn, char const* which,
                                                   MPI_Comm comm) {
-  if (n == 0) fail(MPI_ERR_COUNT, fn, std::string(which) + " has elements but there are no peer processes", comm);
+  if (n == 0) fail(MPI_ERR_COUNT, fn, error_text{} << which << " has elements but there are no peer processes", comm);
   fail(MPI_ERR_COUNT, fn,
-       std::string(which) + " count " + std::to_string(total) + " is not divisible by the " + std::to_string(n) +
-           " peer processes",
-       comm);
+       error_text{} << which << " count " << total << " is not divisible by the " << n << " peer processes", comm);
 }
 
 template <class B>
@@ -159,9 +156,9 @@ public:
   varying& operator=(varying const&) = delete;
 
   bool fits() const { return counts_.fits() && displs_.fits(); }
-  template <class L>
-  auto args(L form) {
-    return std::tuple_cat(std::tuple(mpi::ptr(b_)), counts_.args(form), displs_.args(form), std::tuple(types()));
+  template <class L, class K>
+  MPI_CXX_ALWAYS_INLINE int pass(L form, K const& k) {
+    return k(mpi::ptr(b_), counts_.value(form), displs_.value(form), types());
   }
 
 private:
@@ -182,9 +179,9 @@ private:
 struct in_place_varying {
   in_place_varying(in_place_t const&, char const*, bool) noexcept {}
   bool fits() const noexcept { return true; }
-  template <class L>
-  auto args(L) const noexcept {
-    return std::tuple(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL);
+  template <class L, class K>
+  MPI_CXX_ALWAYS_INLINE int pass(L, K const& k) const {
+    return k(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL);
   }
 };
 

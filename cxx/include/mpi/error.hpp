@@ -14,6 +14,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <string_view>
 
 namespace mpi {
 
@@ -32,8 +33,7 @@ class mpi_error : public std::exception {
 public:
   // The paper's form: `throw mpi::mpi_error{err};`.
   explicit mpi_error(int code) : mpi_error(code, nullptr) {}
-  mpi_error(int code, char const* function, std::string detail = {})
-      : code_(code), function_(function ? function : "") {
+  mpi_error(int code, char const* function, std::string_view detail = {}) : code_(code) {
     // MPI_Error_class/MPI_Error_string may be called before MPI_Init and after MPI_Finalize
     // since MPI-4.0 (§11.4.1); an MPI-3.1 (Open MPI 4.1) aborts in them then, so there the
     // code stands for itself.
@@ -43,9 +43,7 @@ public:
     bool const ask = true;
 #endif
     if (!ask || MPI_Error_class(code, &class_) != MPI_SUCCESS) class_ = code;
-    // Built by appending to one string, the text in a buffer: every translation unit that can
-    // throw compiles this constructor, and each temporary string of an operator+ chain costs
-    // code (4.8 KB of it, 1.5 KB now; g++ -O2 of a file that only throws: 0.80 s, 0.69 s now).
+    if (function) std::snprintf(function_, sizeof function_, "%s", function);
     char text[MPI_MAX_ERROR_STRING + 32] = {};
     int len = 0;
     if (!ask || MPI_Error_string(code, text, &len) != MPI_SUCCESS || len < 0)
@@ -54,27 +52,58 @@ public:
       len = static_cast<int>(std::strlen(text));
     // A text that already names the procedure (anympi's runtime writes "MPI_X: ...") is not
     // prefixed again.
-    std::size_t const n = function_.size();
-    bool const named = n != 0 && static_cast<std::size_t>(len) > n && function_.compare(0, n, text, n) == 0 && text[n] == ':';
-    if (n != 0 && !named) message_.append(function_).append(": ");
-    message_.append(text, static_cast<std::size_t>(len));
-    if (!detail.empty()) message_.append(" (").append(detail).append(")");
+    std::size_t const n = std::strlen(function_);
+    bool const named = n != 0 && static_cast<std::size_t>(len) > n && std::strncmp(function_, text, n) == 0 && text[n] == ':';
+    bool const prefix = n != 0 && !named;
+    std::snprintf(message_, sizeof message_, "%s%s%.*s%s%.*s%s", prefix ? function_ : "", prefix ? ": " : "", len,
+                  text, detail.empty() ? "" : " (", static_cast<int>(detail.size()), detail.empty() ? "" : detail.data(),
+                  detail.empty() ? "" : ")");
   }
 
   int code() const noexcept { return code_; }
   int error_class() const noexcept { return class_; }
   // The MPI procedure that reported the error ("MPI_Send", ...); empty if unknown.
-  std::string const& function() const noexcept { return function_; }
-  char const* what() const noexcept override { return message_.c_str(); }
+  std::string_view function() const noexcept { return function_; }
+  char const* what() const noexcept override { return message_; }
 
 private:
+  // Fixed buffers, not std::string: every translation unit that calls MPI through the core
+  // compiles this constructor, and std::string's appends here and in the details were a tenth
+  // of what compiling bench/compile_tu.cpp cost. The longest MPI procedure name has 36
+  // characters; a message longer than the buffer is cut.
   int code_;
   int class_ = 0;
-  std::string function_;
-  std::string message_;
+  char function_[64] = {};
+  char message_[MPI_MAX_ERROR_STRING + 512] = {};
 };
 
 namespace detail {
+
+// The detail of an error the bindings detect, built in a fixed buffer as mpi_error's text is:
+//   fail(MPI_ERR_COUNT, fn, error_text{} << "count " << n << " exceeds MPI_Count");
+// Text beyond the buffer is cut.
+class error_text {
+public:
+  error_text& operator<<(std::string_view s) noexcept {
+    std::size_t const room = sizeof text_ - 1 - size_, n = s.size() < room ? s.size() : room;
+    std::memcpy(text_ + size_, s.data(), n);
+    size_ += n;
+    return *this;
+  }
+  template <class N>
+    requires std::is_integral_v<N> && (!std::is_same_v<N, bool>) && (!std::is_same_v<N, char>)
+  error_text& operator<<(N v) noexcept {
+    char digits[24];
+    int const n = std::is_signed_v<N> ? std::snprintf(digits, sizeof digits, "%lld", static_cast<long long>(v))
+                                      : std::snprintf(digits, sizeof digits, "%llu", static_cast<unsigned long long>(v));
+    return *this << std::string_view(digits, static_cast<std::size_t>(n));
+  }
+  operator std::string_view() const noexcept { return {text_, size_}; }
+
+private:
+  char text_[512];
+  std::size_t size_ = 0;
+};
 
 // The one error-check helper.
 inline void check(int err, char const* function) {
@@ -93,8 +122,8 @@ inline void check(int err, char const* function) {
 // argument is printed (MPI's own text knows only the class); under MPI_ERRORS_RETURN, or a
 // user handler that returns, the error is thrown as mpi_error, as a returned code would be.
 // Before MPI_Init and after MPI_Finalize no handler can be called: it is thrown.
-[[noreturn]] inline void fail(int error_class, char const* function, std::string detail, MPI_Comm comm = MPI_COMM_WORLD) {
-  mpi_error e(error_class, function, std::move(detail));
+[[noreturn]] inline void fail(int error_class, char const* function, std::string_view detail, MPI_Comm comm = MPI_COMM_WORLD) {
+  mpi_error e(error_class, function, detail);
   MPI_Errhandler h = MPI_ERRHANDLER_NULL;
   if (mpi_running() && comm != MPI_COMM_NULL && MPI_Comm_get_errhandler(comm, &h) == MPI_SUCCESS) {
     bool const returns = h == MPI_ERRORS_RETURN;
@@ -116,8 +145,8 @@ inline void check(int err, char const* function) {
 
 [[noreturn]] inline void unsupported(char const* function) {
   fail(MPI_ERR_UNSUPPORTED_OPERATION, function,
-       "not provided by the MPI library this program was compiled against (MPI_VERSION " +
-           std::to_string(MPI_VERSION) + "." + std::to_string(MPI_SUBVERSION) + ")");
+       error_text{} << "not provided by the MPI library this program was compiled against (MPI_VERSION "
+                    << MPI_VERSION << "." << MPI_SUBVERSION << ")");
 }
 
 }  // namespace detail

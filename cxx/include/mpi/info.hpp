@@ -59,7 +59,7 @@ std::string info_string(T v) {
 // A value that does not read as T is the caller's error, reported like MPI's own: the class
 // MPI_ERR_INFO_VALUE, the procedure that read it, the key and the value.
 [[noreturn]] inline void bad_info_value(std::string const& key, std::string const& value, char const* as) {
-  fail(MPI_ERR_INFO_VALUE, info_get_name, "key \"" + key + "\": \"" + value + "\" is not " + as);
+  fail(MPI_ERR_INFO_VALUE, info_get_name, error_text{} << "key \"" << key << "\": \"" << value << "\" is not " << as);
 }
 template <info_value T>
 T info_parse(std::string const& key, std::string const& value) {

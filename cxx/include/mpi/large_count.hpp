@@ -5,7 +5,7 @@
 //
 // Each pair of C bindings is one value, detail::counted_fn<&MPI_Xxx, &MPI_Xxx_c> (made by
 // MPI_CXX_COUNTED_FN). detail::call_with picks the binding and passes it the arguments; a
-// counted argument (a count, a buffer, a count array) yields itself in that binding's types,
+// counted argument (a count, a buffer, a count array) hands itself on in that binding's types,
 // so every operation writes its argument list once for both bindings.
 #pragma once
 
@@ -16,31 +16,17 @@
 #include <climits>
 #include <span>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace mpi::detail {
 
-// std::apply, forced inline: the standard one goes through std::__invoke layers that g++ stops
-// inlining once a TU instantiates the same call from several places (the anympi:: layer does),
-// which cost mpi::recv 40 instructions.
-template <class F, class Tuple, std::size_t... I>
-MPI_CXX_ALWAYS_INLINE decltype(auto) apply_each(F&& f, Tuple&& t, std::index_sequence<I...>) {
-  return std::forward<F>(f)(std::get<I>(std::forward<Tuple>(t))...);
-}
-template <class F, class Tuple>
-MPI_CXX_ALWAYS_INLINE decltype(auto) apply(F&& f, Tuple&& t) {
-  return apply_each(std::forward<F>(f), std::forward<Tuple>(t),
-                    std::make_index_sequence<std::tuple_size_v<std::remove_reference_t<Tuple>>>{});
-}
-
 // A count MPI_Count cannot hold (negative, or beyond its range): the error, out of line.
 template <class N>
 MPI_CXX_COLD [[noreturn]] void bad_count(N n, char const* function) {
-  if (std::cmp_less(n, 0)) fail(MPI_ERR_COUNT, function, "negative count " + std::to_string(n));
-  fail(MPI_ERR_COUNT, function, "count " + std::to_string(n) + " exceeds MPI_Count");
+  if (std::cmp_less(n, 0)) fail(MPI_ERR_COUNT, function, error_text{} << "negative count " << n);
+  fail(MPI_ERR_COUNT, function, error_text{} << "count " << n << " exceeds MPI_Count");
 }
 
 template <class N>
@@ -94,7 +80,7 @@ public:
       store.reserve(size());
       for (auto v : r_) {
         if (!std::in_range<T>(v))
-          fail(MPI_ERR_COUNT, function_, "count/displacement " + std::to_string(v) + " does not fit");
+          fail(MPI_ERR_COUNT, function_, error_text{} << "count/displacement " << v << " does not fit");
         store.push_back(static_cast<T>(v));
       }
       return store.data();
@@ -106,9 +92,14 @@ public:
   bool fits() const {
     return std::is_same_v<Narrow, Wide> || (range_fits_int(r_) && !(keep_ && !exact<Narrow> && exact<Wide>));
   }
+  // The array as form L's binding takes it.
   template <class L>
-  auto args(L) {
-    return std::tuple(get<std::conditional_t<L::value, Wide, Narrow>>(keep_));
+  auto const* value(L) {
+    return get<std::conditional_t<L::value, Wide, Narrow>>(keep_);
+  }
+  template <class L, class K>
+  MPI_CXX_ALWAYS_INLINE int pass(L form, K const& k) {
+    return k(value(form));
   }
 
 private:
@@ -167,37 +158,49 @@ MPI_CXX_ALWAYS_INLINE void call_counted(counted_fn<Int, Large> const& f, bool fi
   }
 }
 
-// A counted argument yields, for a form, a tuple of arguments in that binding's types.
+// A counted argument hands the values it stands for, in form L's types (a buffer: address,
+// count, datatype), to a continuation: a.pass(form, k) returns k(values...). The arguments reach
+// the binding through nested continuations rather than a concatenation of std::tuples, whose
+// instantiations were a fifth of what compiling bench/compile_tu.cpp cost.
 template <class A>
 concept counted_arg = requires(A& a) {
   { a.fits() } -> std::convertible_to<bool>;
-  a.args(int_form{});
 };
 template <class A>
 MPI_CXX_ALWAYS_INLINE bool arg_fits(A& a) {
   if constexpr (counted_arg<A>) return a.fits();
   else return true;
 }
-template <class L, class A>
-MPI_CXX_ALWAYS_INLINE auto arg_tuple(L form, A& a) {
-  if constexpr (counted_arg<A>) return a.args(form);
-  else return std::tuple<std::remove_cv_t<A>>(a);
+
+// k(the values of a, then those of rest...), each in form L's types.
+template <class L, class K>
+MPI_CXX_ALWAYS_INLINE int hand_on(L, K const& k) {
+  return k();
+}
+template <class L, class K, class A, class... Rest>
+MPI_CXX_ALWAYS_INLINE int hand_on(L form, K const& k, A& a, Rest&... rest) {
+  auto then = [&](auto... x) MPI_CXX_ALWAYS_INLINE_LAMBDA {
+    return hand_on(form, [&](auto... y) MPI_CXX_ALWAYS_INLINE_LAMBDA { return k(x..., y...); }, rest...);
+  };
+  if constexpr (counted_arg<A>) return a.pass(form, then);
+  else return then(a);
 }
 
 // Calls the binding of `f` that every counted argument fits, with all arguments in its types.
 template <auto Int, auto Large, class... A>
 MPI_CXX_ALWAYS_INLINE void call_with(counted_fn<Int, Large> const& f, A&&... a) {
-  call_counted(f, (arg_fits(a) && ...),
-               [&](auto form, auto fn) MPI_CXX_ALWAYS_INLINE_LAMBDA { return detail::apply(fn, std::tuple_cat(arg_tuple(form, a)...)); });
+  call_counted(f, (arg_fits(a) && ...), [&](auto form, auto fn) MPI_CXX_ALWAYS_INLINE_LAMBDA {
+    return hand_on(form, [&](auto... x) MPI_CXX_ALWAYS_INLINE_LAMBDA { return fn(x...); }, a...);
+  });
 }
 
 // A single count.
 struct counted {
   MPI_Count n;
   bool fits() const { return std::in_range<int>(n); }
-  template <class L>
-  auto args(L) const {
-    return std::tuple(static_cast<count_t<L::value>>(n));
+  template <class L, class K>
+  MPI_CXX_ALWAYS_INLINE int pass(L, K const& k) const {
+    return k(static_cast<count_t<L::value>>(n));
   }
 };
 
@@ -210,10 +213,10 @@ struct buf_arg {
   N n;
   char const* function;
   bool fits() const { return !std::cmp_less(n, 0) && std::cmp_less_equal(n, INT_MAX); }
-  template <class L>
-  auto args(L) const {
-    if constexpr (L::value) return std::tuple(mpi::ptr(b), to_count(n, function), type_of(b));
-    else return std::tuple(mpi::ptr(b), static_cast<int>(n), type_of(b));
+  template <class L, class K>
+  MPI_CXX_ALWAYS_INLINE int pass(L, K const& k) const {
+    if constexpr (L::value) return k(mpi::ptr(b), to_count(n, function), type_of(b));
+    else return k(mpi::ptr(b), static_cast<int>(n), type_of(b));
   }
 };
 // The whole buffer, or `n` elements of it (a collective's count per peer process).
@@ -228,18 +231,20 @@ MPI_CXX_ALWAYS_INLINE buf_arg<B> buf_count(B& b, MPI_Count n) {
 
 // Parameter I of the C binding Fn (as declared, and with pointer and const removed): lets
 // one body serve bindings that differ only in a parameter's type.
-template <class F>
-struct fn_params;
-template <class R, class... P>
-struct fn_params<R (*)(P...)> {
-  using type = std::tuple<P...>;
+template <std::size_t I, class P, class... Rest>
+struct nth_param : nth_param<I - 1, Rest...> {};
+template <class P, class... Rest>
+struct nth_param<0, P, Rest...> {
+  using type = P;
 };
-template <class R, class... P>
-struct fn_params<R (*)(P...) noexcept> {
-  using type = std::tuple<P...>;
-};
+template <class F, std::size_t I>
+struct fn_param;
+template <class R, class... P, std::size_t I>
+struct fn_param<R (*)(P...), I> : nth_param<I, P...> {};
+template <class R, class... P, std::size_t I>
+struct fn_param<R (*)(P...) noexcept, I> : nth_param<I, P...> {};
 template <auto Fn, std::size_t I>
-using param_decl_t = std::tuple_element_t<I, typename fn_params<std::remove_cv_t<decltype(Fn)>>::type>;
+using param_decl_t = typename fn_param<std::remove_cv_t<decltype(Fn)>, I>::type;
 template <auto Fn, std::size_t I>
 using param_t = std::remove_cv_t<std::remove_pointer_t<param_decl_t<Fn, I>>>;
 

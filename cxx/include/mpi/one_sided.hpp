@@ -162,14 +162,14 @@ MPI_Aint buffer_bytes(B const& b, char const* fn) {
 template <class T>
 MPI_Aint element_bytes(MPI_Aint n, char const* fn) {
   if (n < 0 || n > std::numeric_limits<MPI_Aint>::max() / static_cast<MPI_Aint>(sizeof(T)))
-    fail(MPI_ERR_SIZE, fn, "window of " + std::to_string(n) + " elements");
+    fail(MPI_ERR_SIZE, fn, error_text{} << "window of " << n << " elements");
   return n * static_cast<MPI_Aint>(sizeof(T));
 }
 
 // fetch_and_op and compare_and_swap move exactly one element.
 template <class B>
 void expect_one(B const& b, char const* fn, char const* what) {
-  if (count_of(b, fn) != 1) fail(MPI_ERR_COUNT, fn, std::string(what) + " must be one element");
+  if (count_of(b, fn) != 1) fail(MPI_ERR_COUNT, fn, error_text{} << what << " must be one element");
 }
 
 // The integer attributes point to ints MPI keeps; every window has them.
@@ -177,7 +177,7 @@ inline int const* win_int_attr(MPI_Win w, int keyval, char const* what) {
   int* v = nullptr;
   int flag = 0;
   MPI_CXX_CALL(MPI_Win_get_attr, w, keyval, &v, &flag);
-  if (!flag || !v) fail(MPI_ERR_OTHER, "MPI_Win_get_attr", std::string(what) + " not set");
+  if (!flag || !v) fail(MPI_ERR_OTHER, "MPI_Win_get_attr", error_text{} << what << " not set");
   return v;
 }
 

@@ -199,10 +199,10 @@ public:
         return from_native(h);
       }
       detail::fail(MPI_ERR_OTHER, "MPI_Op_create",
-                   "at most mpi::op::max_stateful = " + std::to_string(max_stateful) +
-                       " user ops with state (a capturing lambda, a function pointer, a function "
-                       "object with members) can be alive at once; free one, or use a stateless "
-                       "function object, which needs no slot");
+                   detail::error_text{} << "at most mpi::op::max_stateful = " << max_stateful
+                                        << " user ops with state (a capturing lambda, a function pointer, a "
+                                           "function object with members) can be alive at once; free one, or use "
+                                           "a stateless function object, which needs no slot");
     }
   }
   bool commutative() const { return view().commutative(); }

@@ -20,8 +20,7 @@ inline MPI_Count partition_count(MPI_Count total, int partitions, char const* fn
   if (partitions <= 0) fail(MPI_ERR_ARG, fn, "partitions must be positive");
   if (total % partitions != 0)
     fail(MPI_ERR_COUNT, fn,
-         "buffer count " + std::to_string(total) + " is not divisible by " + std::to_string(partitions) +
-             " partitions");
+         error_text{} << "buffer count " << total << " is not divisible by " << partitions << " partitions");
   return total / partitions;
 }
 // MPI-4.0 (MPICH 4.0) declares the per-partition count MPI_Count; MPI-4.1 and the

@@ -31,7 +31,7 @@ concept plain_integer = std::integral<T> && !std::same_as<T, bool>;
 
 template <class I>
 int checked_int(I v, int error_class, char const* what) {
-  if (!std::in_range<int>(v)) fail(error_class, what, std::to_string(v) + " does not fit in int");
+  if (!std::in_range<int>(v)) fail(error_class, what, error_text{} << v << " does not fit in int");
   return static_cast<int>(v);
 }
 

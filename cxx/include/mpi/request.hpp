@@ -11,7 +11,6 @@
 
 #include <optional>
 #include <span>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -322,15 +321,16 @@ struct tail {
   MPI_Status* status = nullptr;
   MPI_Info info = MPI_INFO_NULL;
 
-  template <mode M>
-  auto args(MPI_Request* req) const {
+  // k(form M's trailing arguments).
+  template <mode M, class K>
+  MPI_CXX_ALWAYS_INLINE void pass(MPI_Request* req, K const& k) const {
     if constexpr (M == mode::blocking) {
-      if constexpr (Status) return std::tuple(status);
-      else return std::tuple();
+      if constexpr (Status) k(status);
+      else k();
     } else if constexpr (M == mode::persistent && Info) {
-      return std::tuple(info, req);
+      k(info, req);
     } else {
-      return std::tuple(req);
+      k(req);
     }
   }
 };
@@ -345,15 +345,13 @@ template <mode M, class F, class T, class... A>
 MPI_CXX_ALWAYS_INLINE void invoke(F const& f, T const& trailing, A&&... a) {
   // No request: none to construct, none for the compiler to prove null before it drops the
   // destructor's free.
-  detail::apply([&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); },
-             trailing.template args<M>(nullptr));
+  trailing.template pass<M>(nullptr, [&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); });
 }
 template <mode M, class F, class T, class... A>
   requires(M != mode::blocking)
 MPI_CXX_ALWAYS_INLINE request invoke(F const& f, T const& trailing, A&&... a) {
   request req;
-  detail::apply([&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); },
-             trailing.template args<M>(req.mpi_handle_ptr()));
+  trailing.template pass<M>(req.mpi_handle_ptr(), [&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); });
   return req;
 }
 

@@ -69,7 +69,7 @@ public:
 private:
   // Fixed buffers, not std::string: every translation unit that calls MPI through the core
   // compiles this constructor, and std::string's appends here and in the details were a tenth
-  // of what compiling bench/compile_tu.cpp cost. The longest MPI procedure name has 36
+  // of what compiling bench/compile_tu.cpp cost. The longest MPI procedure name has 32
   // characters; a message longer than the buffer is cut.
   int code_;
   int class_ = 0;

@@ -104,6 +104,84 @@ TEST(Buffer, PartialTraits) {
   EXPECT_TRUE(mpi::type(b) == MPI_INT);
 }
 
+// The standard library's contiguous containers are recognised by name, without the range
+// concepts (compile time): each must give exactly what its range gives, keep its constness,
+// and yield to a buffer_traits specialization.
+struct unmapped {
+  int a;
+};
+struct traited {
+  int a, b;
+};
+template <>
+struct mpi::buffer_traits<std::vector<traited>> {
+  static int* ptr(std::vector<traited>& v) { return &v[0].b; }
+  static int const* ptr(std::vector<traited> const& v) { return &v[0].b; }
+  static std::size_t count(std::vector<traited> const& v) { return v.size() - 1; }
+  static MPI_Datatype type(std::vector<traited> const&) { return MPI_INT; }
+};
+static_assert(!mpi::data_buffer<std::vector<unmapped>&> && !mpi::data_buffer<std::array<unmapped, 2>&>);
+static_assert(!mpi::data_buffer<std::vector<bool> const&>);
+static_assert(mpi::send_buffer<std::string const&> && !mpi::recv_buffer<std::string const&>);
+static_assert(mpi::recv_buffer<std::span<int, 3>> && !mpi::recv_buffer<std::span<int const, 3>>);
+static_assert(!mpi::recv_buffer<std::array<float, 3> const&>);
+static_assert(mpi::cnt_range<std::vector<long> const&> && mpi::cnt_range<std::array<short, 2>&> &&
+              !mpi::cnt_range<std::vector<double>&> && !mpi::cnt_range<std::list<int>&>);
+static_assert(mpi::detail::request_range<std::vector<mpi::request>&> &&
+              !mpi::detail::request_range<std::vector<mpi::request> const&> &&
+              !mpi::detail::request_range<std::span<MPI_Request const>>);
+static_assert(std::is_same_v<decltype(mpi::mpi_span_v(std::declval<std::vector<double> const&>(),
+                                                      std::declval<std::vector<long> const&>(),
+                                                      std::declval<std::array<long, 2> const&>())),
+                             mpi::mpi_span_v<double const, long, long>>);
+static_assert(std::is_same_v<decltype(mpi::mpi_span_v(std::declval<std::span<float, 4>>(), std::declval<std::span<int>>(),
+                                                      std::declval<std::vector<int>&>())),
+                             mpi::mpi_span_v<float, int, int>>);
+static_assert(!std::is_constructible_v<mpi::mpi_span_v<double>, std::vector<double> const&, std::vector<int>,
+                                       std::vector<int>>);                       // const data
+static_assert(!std::is_constructible_v<mpi::mpi_span_v<double>, std::vector<double>&, std::vector<long>,
+                                       std::vector<int>>);                       // long counts as int
+static_assert(!std::is_constructible_v<mpi::mpi_span_v<double>, std::vector<double>&, std::list<int>,
+                                       std::vector<int>>);                       // not contiguous
+
+template <class C>
+void expect_range_view(C& c, MPI_Datatype expected) {
+  EXPECT_EQ(static_cast<void const*>(mpi::ptr(c)), static_cast<void const*>(std::ranges::data(c)));
+  EXPECT_EQ(static_cast<std::size_t>(mpi::count(c)), static_cast<std::size_t>(std::ranges::size(c)));
+  EXPECT_TRUE(mpi::type(c) == expected);
+  static_assert(std::is_same_v<decltype(mpi::ptr(c)), decltype(std::ranges::data(c))>);
+}
+TEST(Buffer, StandardContainersGiveWhatTheirRangesGive) {
+  std::vector<double> v{1, 2, 3};
+  std::vector<double> const cv{4, 5};
+  std::array<float, 3> a{};
+  std::string s = "text";
+  std::span<long> sp(reinterpret_cast<long*>(v.data()), 1);
+  std::span<int const, 0> empty;
+  std::u16string u = u"wide";
+  expect_range_view(v, MPI_DOUBLE);
+  expect_range_view(cv, MPI_DOUBLE);
+  expect_range_view(a, MPI_FLOAT);
+  expect_range_view(s, MPI_CHAR);
+  expect_range_view(sp, MPI_LONG);
+  expect_range_view(empty, MPI_INT);
+  expect_range_view(u, mpi::datatype_of<char16_t>());
+  // A buffer_traits specialization for a standard container is asked first.
+  std::vector<traited> t{{1, 2}, {3, 4}};
+  EXPECT_EQ(mpi::ptr(t), &t[0].b);
+  EXPECT_EQ(mpi::count(t), 1u);
+  // The counts of an mpi_span_v are the caller's arrays, not copies.
+  std::vector<int> counts{2, 1}, displs{1, 0};
+  mpi::mpi_span_v sv(v, counts, displs);
+  EXPECT_EQ(sv.mpi_ptr(), v.data());
+  EXPECT_EQ(sv.mpi_counts().data(), counts.data());
+  EXPECT_EQ(sv.mpi_displs().size(), 2u);
+  int raw_counts[2] = {1, 1};
+  mpi::mpi_span_v<double> from_pointer(v.data(), raw_counts, std::span<int const>(displs));
+  EXPECT_EQ(from_pointer.mpi_counts().data(), raw_counts);
+  EXPECT_TRUE(from_pointer.mpi_type() == MPI_DOUBLE);
+}
+
 // ---------------------------------------------------------------- handles
 // A user communicator wrapper, adapted through handle_traits (paper Fig. 3 (4)).
 class my_comm {
@@ -345,6 +423,49 @@ TYPED_TEST(P2P, SendModesAndRecv) {
     EXPECT_EQ(st.template count<int>(), 6);
     EXPECT_EQ(rv, iota(6, 100 * this->prev)) << "mode " << mode;
   }
+}
+
+// A receive's returned status has only MPI_ERROR set by the bindings (MPI writes the rest):
+// each field must still read as MPI defines it, whatever the stack held before.
+namespace {
+[[gnu::noinline]] void dirty_stack() {
+  volatile unsigned char junk[8192];
+  for (auto& b : junk) b = 0x5a;
+}
+[[gnu::noinline]] mpi::status recv_from_proc_null(std::vector<int>& v) {
+  return mpi::recv(v, mpi::proc_null, 7, mpi::comm_world());
+}
+[[gnu::noinline]] mpi::status probe_proc_null() {
+  return mpi::probe(mpi::proc_null, 7, mpi::comm_world());
+}
+[[gnu::noinline]] mpi::status sendrecv_proc_null(std::vector<int>& v) {
+  return mpi::sendrecv(v, mpi::proc_null, 1, v, mpi::proc_null, 2, mpi::comm_world());
+}
+[[gnu::noinline]] std::pair<mpi::message, mpi::status> mprobe_proc_null() {
+  return mpi::mprobe(mpi::proc_null, 7, mpi::comm_world());
+}
+void expect_proc_null_status(mpi::status const& st, char const* what) {
+  EXPECT_EQ(st.source(), MPI_PROC_NULL) << what;
+  EXPECT_EQ(st.tag(), MPI_ANY_TAG) << what;
+  EXPECT_EQ(st.error(), MPI_SUCCESS) << what;
+  EXPECT_EQ(st.count<int>(), 0) << what;
+  EXPECT_FALSE(st.cancelled()) << what;
+}
+}  // namespace
+TEST(P2PStatus, ReceivesReturnWhatMpiWrote) {
+  std::vector<int> v(3, 1);
+  dirty_stack();
+  expect_proc_null_status(recv_from_proc_null(v), "recv");
+  dirty_stack();
+  expect_proc_null_status(probe_proc_null(), "probe");
+  dirty_stack();
+  expect_proc_null_status(sendrecv_proc_null(v), "sendrecv");
+  dirty_stack();
+  auto [msg, st] = mprobe_proc_null();
+  expect_proc_null_status(st, "mprobe");
+  dirty_stack();
+  expect_proc_null_status(mpi::mrecv(v, msg), "mrecv");
+  EXPECT_EQ(v, std::vector<int>(3, 1));
 }
 
 TYPED_TEST(P2P, BlockingRecvAndNonblockingSends) {

@@ -17,10 +17,13 @@
 #include <mpi/std_parts.hpp>
 #include <mpi/type_map.hpp>
 
+#include <array>
 #include <concepts>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 namespace mpi {
 
@@ -36,28 +39,127 @@ using traits_of = buffer_traits<uncvref_t<T>>;
 // is a lambda constrained by its template head or its return type (not a requires-clause after
 // the parameters, which nvcc's front end instantiates anyway), so a way that does not apply
 // drops out of overload resolution instead of failing to compile.
+// `applies` asks the call expression itself rather than std::invocable, whose std::invoke
+// machinery (is_invocable, __invoke_result) is instantiated for every buffer type and way.
+template <class Way, class Buffer>
+concept applies = requires(Way const& way, Buffer& b) { way(b); };
+
 template <class Buffer, class Way, class... Rest>
 constexpr decltype(auto) first_way(Buffer& b) {
-  if constexpr (std::invocable<Way const&, Buffer&>) return Way{}(b);
+  if constexpr (applies<Way, Buffer>) return Way{}(b);
   else return first_way<Buffer, Rest...>(b);
+}
+// Whether some way applies, asking no way after the first that does (a fold over || would
+// check them all, and the later ways' range concepts are the expensive ones).
+template <class Buffer, class Way, class... Rest>
+constexpr bool some_way() {
+  if constexpr (applies<Way, Buffer>) return true;
+  else if constexpr (sizeof...(Rest) == 0) return false;
+  else return some_way<Buffer, Rest...>();
 }
 
 template <class... Way>
 struct accessor {
   constexpr explicit accessor(Way...) {}
   template <class Buffer>
-    requires(std::invocable<Way const&, Buffer&> || ...)
+    requires(some_way<std::remove_reference_t<Buffer>, Way...>())
   constexpr decltype(auto) operator()(Buffer&& b) const {
     return first_way<std::remove_reference_t<Buffer>, Way...>(b);
   }
 };
 
+// The standard library's contiguous containers, known by name. The range concepts a buffer
+// needs (std::ranges::contiguous_range, sized_range, range_value_t) check a container's iterator
+// concepts, which cost a translation unit more than a call's whole binding: about 160 M of
+// g++'s instructions for std::vector<double>, 450 M for an mpi_span_v made of three vectors. For
+// these containers the range concepts hold and give data(), size() and value_type, so the
+// buffer model asks those directly and checks the concepts only for other ranges.
+template <class T>
+struct std_contiguous : std::false_type {};
+template <class T, class A>
+struct std_contiguous<std::vector<T, A>> : std::bool_constant<!std::is_same_v<T, bool>> {};
+template <class T, std::size_t N>
+struct std_contiguous<std::array<T, N>> : std::true_type {};
+template <class T, std::size_t E>
+struct std_contiguous<std::span<T, E>> : std::true_type {};
+template <class C, class Tr, class A>
+struct std_contiguous<std::basic_string<C, Tr, A>> : std::true_type {};
+template <class R>
+concept std_container = std_contiguous<std::remove_cvref_t<R>>::value;
+
+// Each concept below is "a known container, or else the range concept", decided by if
+// constexpr: g++ 12 checks both sides of a disjunction in a template's constraints even when
+// the first holds, which would bring back the cost this saves.
+template <class R>
+constexpr bool is_contiguous() {
+  if constexpr (std_container<R>) return true;
+  else return std::ranges::contiguous_range<R>;
+}
+template <class R>
+constexpr bool is_contiguous_sized() {
+  if constexpr (std_container<R>) return true;
+  else if constexpr (std::ranges::contiguous_range<R>) return std::ranges::sized_range<R>;
+  else return false;
+}
+template <class R>
+constexpr bool is_const_sized() {
+  if constexpr (std_container<R>) return true;
+  else return std::ranges::sized_range<R const&>;
+}
+template <class R>
+constexpr bool is_mapped_range() {
+  if constexpr (std_container<R>) return mapped_type<typename std::remove_cvref_t<R>::value_type>;
+  else if constexpr (std::ranges::range<R const&>) return mapped_type<std::ranges::range_value_t<R const&>>;
+  else return false;
+}
+
+// std::ranges::contiguous_range && sized_range, and what they give, for R as std::ranges takes
+// it (a reference type where constness matters).
+template <class R>
+concept contiguous_sized = is_contiguous_sized<R>();
+template <class R>
+struct range_types {};
+template <class R>
+  requires(!std_container<R> && std::ranges::range<R>)
+struct range_types<R> {
+  using value = std::ranges::range_value_t<R>;
+  using element = std::remove_reference_t<std::ranges::range_reference_t<R>>;
+};
+template <std_container R>
+struct range_types<R> {
+  using value = typename std::remove_cvref_t<R>::value_type;
+  using element = std::remove_pointer_t<decltype(std::declval<R&>().data())>;
+};
+template <class R>
+using range_value_t = typename range_types<R>::value;
+template <class R>
+using range_element_t = typename range_types<R>::element;
+template <class R>
+constexpr auto* data_of(R&& r) {
+  if constexpr (std_container<R>) return r.data();
+  else return std::ranges::data(r);
+}
+template <class R>
+constexpr auto size_of(R&& r) {
+  if constexpr (std_container<R>) return r.size();
+  else return std::ranges::size(r);
+}
+// A contiguous range whose elements a span of E can refer to (std::span's rule).
+template <class R, class E>
+concept array_of = contiguous_sized<R const&> && std::is_convertible_v<range_element_t<R const&> (*)[], E (*)[]>;
+template <class E, class R>
+std::span<E> span_over(R const& r) noexcept {
+  return {data_of(r), size_of(r)};
+}
+
 template <class T>
 concept single_object = mapped_type<T> && !std::ranges::range<T>;
 template <class T>
-concept mapped_range = std::ranges::range<T const&> && mapped_type<std::ranges::range_value_t<T const&>>;
+concept contiguous = is_contiguous<T>();
 template <class T>
-concept const_sized_range = std::ranges::sized_range<T const&>;
+concept mapped_range = is_mapped_range<T>();
+template <class T>
+concept const_sized_range = is_const_sized<T>();
 
 }  // namespace detail
 
@@ -65,19 +167,19 @@ concept const_sized_range = std::ranges::sized_range<T const&>;
 inline constexpr detail::accessor ptr{
     [](auto& b) -> decltype(detail::traits_of<decltype(b)>::ptr(b)) { return detail::traits_of<decltype(b)>::ptr(b); },
     [](auto& b) -> decltype(b.mpi_ptr()) { return b.mpi_ptr(); },
-    []<std::ranges::contiguous_range R>(R& b) { return std::ranges::data(b); },
+    []<detail::contiguous R>(R& b) { return detail::data_of(b); },
     []<detail::single_object T>(T& b) { return std::addressof(b); }};
 
 inline constexpr detail::accessor count{
     [](auto const& b) -> decltype(detail::traits_of<decltype(b)>::count(b)) { return detail::traits_of<decltype(b)>::count(b); },
     [](auto const& b) -> decltype(b.mpi_count()) { return b.mpi_count(); },
-    []<detail::const_sized_range R>(R const& b) { return std::ranges::size(b); },
+    []<detail::const_sized_range R>(R const& b) { return detail::size_of(b); },
     []<detail::single_object T>(T const&) { return 1; }};
 
 inline constexpr detail::accessor type{
     [](auto const& b) -> decltype(detail::traits_of<decltype(b)>::type(b)) { return detail::traits_of<decltype(b)>::type(b); },
     [](auto const& b) -> decltype(b.mpi_type()) { return b.mpi_type(); },
-    []<detail::mapped_range R>(R const&) { return datatype_of<std::ranges::range_value_t<R const&>>(); },
+    []<detail::mapped_range R>(R const&) { return datatype_of<detail::range_value_t<R const&>>(); },
     []<detail::single_object T>(T const&) { return datatype_of<T>(); }};
 
 inline constexpr detail::accessor counts{
@@ -105,14 +207,12 @@ concept count_like = std::integral<uncvref_t<N>> && !std::same_as<uncvref_t<N>, 
 template <class D>
 concept datatype_like = std::same_as<uncvref_t<D>, MPI_Datatype> || datatype_handle<uncvref_t<D>>;
 template <class R>
-concept datatype_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-                         std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, MPI_Datatype>;
+concept datatype_range = contiguous_sized<R> && std::same_as<std::remove_cv_t<range_value_t<R>>, MPI_Datatype>;
 }  // namespace detail
 
 // A contiguous, sized range of integers: per-process counts or displacements.
 template <class R>
-concept cnt_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-                    detail::count_like<std::ranges::range_value_t<R>>;
+concept cnt_range = detail::contiguous_sized<R> && detail::count_like<detail::range_value_t<R>>;
 
 template <class T>
 concept data_buffer = requires(T&& t, T const& ct) {
@@ -209,13 +309,13 @@ public:
   mpi_span(T* p, MPI_Count n) noexcept
     requires mapped_type<T>
       : p_(p), n_(n), t_(datatype_of<T>()) {}
-  template <std::ranges::contiguous_range R>
-    requires std::ranges::sized_range<R> && mapped_type<std::ranges::range_value_t<R>> &&
-             std::convertible_to<decltype(std::ranges::data(std::declval<R&>())), T*>
+  template <class R>
+    requires detail::contiguous_sized<R> && mapped_type<detail::range_value_t<R>> &&
+             std::convertible_to<detail::range_element_t<R>*, T*>
   explicit mpi_span(R&& r)
-      : p_(std::ranges::data(r)),
-        n_(static_cast<MPI_Count>(std::ranges::size(r))),
-        t_(datatype_of<std::ranges::range_value_t<R>>()) {}
+      : p_(detail::data_of(r)),
+        n_(static_cast<MPI_Count>(detail::size_of(r))),
+        t_(datatype_of<detail::range_value_t<R>>()) {}
 
   T* mpi_ptr() const noexcept { return p_; }
   MPI_Count mpi_count() const noexcept { return n_; }
@@ -233,17 +333,23 @@ private:
 template <class T, class Count = int, class Displ = Count>
 class mpi_span_v {
 public:
-  mpi_span_v(T* p, std::span<Count const> counts, std::span<Displ const> displs, MPI_Datatype t) noexcept
-      : p_(p), counts_(counts), displs_(displs), t_(t) {}
-  mpi_span_v(T* p, std::span<Count const> counts, std::span<Displ const> displs) noexcept
+  // The counts and displacements: any contiguous arrays a std::span<Count const> /
+  // std::span<Displ const> could refer to, taken without std::span's own (costly) range checks.
+  template <detail::array_of<Count const> C, detail::array_of<Displ const> D>
+  mpi_span_v(T* p, C const& counts, D const& displs, MPI_Datatype t) noexcept
+      : p_(p), counts_(detail::span_over<Count const>(counts)), displs_(detail::span_over<Displ const>(displs)),
+        t_(t) {}
+  template <detail::array_of<Count const> C, detail::array_of<Displ const> D>
     requires mapped_type<T>
-      : p_(p), counts_(counts), displs_(displs), t_(datatype_of<T>()) {}
-  template <std::ranges::contiguous_range R>
-    requires mapped_type<std::ranges::range_value_t<R>> &&
-             std::convertible_to<decltype(std::ranges::data(std::declval<R&>())), T*>
-  mpi_span_v(R&& r, std::span<Count const> counts, std::span<Displ const> displs)
-      : p_(std::ranges::data(r)), counts_(counts), displs_(displs),
-        t_(datatype_of<std::ranges::range_value_t<R>>()) {}
+  mpi_span_v(T* p, C const& counts, D const& displs) noexcept
+      : p_(p), counts_(detail::span_over<Count const>(counts)), displs_(detail::span_over<Displ const>(displs)),
+        t_(datatype_of<T>()) {}
+  template <class R, detail::array_of<Count const> C, detail::array_of<Displ const> D>
+    requires detail::contiguous<R> && mapped_type<detail::range_value_t<R>> &&
+             std::convertible_to<detail::range_element_t<R>*, T*>
+  mpi_span_v(R&& r, C const& counts, D const& displs)
+      : p_(detail::data_of(r)), counts_(detail::span_over<Count const>(counts)),
+        displs_(detail::span_over<Displ const>(displs)), t_(datatype_of<detail::range_value_t<R>>()) {}
 
   T* mpi_ptr() const noexcept { return p_; }
   std::span<Count const> mpi_counts() const noexcept { return counts_; }
@@ -257,10 +363,9 @@ private:
   MPI_Datatype t_;
 };
 
-template <std::ranges::contiguous_range R, class C, class D>
+template <detail::contiguous R, class C, class D>
 mpi_span_v(R&&, C const&, D const&)
-    -> mpi_span_v<std::remove_reference_t<std::ranges::range_reference_t<R>>,
-                  std::ranges::range_value_t<C const&>, std::ranges::range_value_t<D const&>>;
+    -> mpi_span_v<detail::range_element_t<R>, detail::range_value_t<C const&>, detail::range_value_t<D const&>>;
 
 // alltoallw buffer: per-process counts, byte displacements and datatypes.
 template <class T, class Count = int, class Displ = Count>

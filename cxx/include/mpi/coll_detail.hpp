@@ -45,9 +45,9 @@ struct element_type {
   using type = void;
 };
 template <class B>
-  requires std::ranges::range<B const&>
+  requires requires { typename range_value_t<B const&>; }
 struct element_type<B> {
-  using type = std::remove_cv_t<std::ranges::range_value_t<B const&>>;
+  using type = std::remove_cv_t<range_value_t<B const&>>;
 };
 template <class B>
   requires(!std::ranges::range<B const&> && mapped_type<B>)

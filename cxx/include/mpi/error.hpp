@@ -88,6 +88,7 @@ public:
     std::size_t const room = sizeof text_ - 1 - size_, n = s.size() < room ? s.size() : room;
     std::memcpy(text_ + size_, s.data(), n);
     size_ += n;
+    text_[size_] = '\0';
     return *this;
   }
   template <class N>
@@ -96,12 +97,14 @@ public:
     char digits[24];
     int const n = std::is_signed_v<N> ? std::snprintf(digits, sizeof digits, "%lld", static_cast<long long>(v))
                                       : std::snprintf(digits, sizeof digits, "%llu", static_cast<unsigned long long>(v));
-    return *this << std::string_view(digits, static_cast<std::size_t>(n));
+    return *this << (n < 0 ? "?" : digits);
   }
-  operator std::string_view() const noexcept { return {text_, size_}; }
+  // From the NUL-terminated text: string_view's (pointer, length) constructor would have the
+  // compiler check its iterator-pair overload's iterator concepts in every translation unit.
+  operator std::string_view() const noexcept { return text_; }
 
 private:
-  char text_[512];
+  char text_[512] = "";
   std::size_t size_ = 0;
 };
 

@@ -62,7 +62,7 @@ public:
   template <group_handle G>
   std::vector<int> translate_ranks(std::span<int const> ranks, G const& other) const {
     std::vector<int> out(ranks.size());
-    translate_ranks(ranks, other, std::span<int>(out));
+    translate_ranks(ranks, other, std::span<int>(out.data(), out.size()));
     return out;
   }
   template <group_handle G>

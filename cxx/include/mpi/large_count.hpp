@@ -57,19 +57,19 @@ bool range_fits_int(R const& r) {
 template <class R, class Wide = MPI_Count, class Narrow = int>
 class int_array {
 public:
-  using value_type = std::remove_cv_t<std::ranges::range_value_t<R const&>>;
+  using value_type = std::remove_cv_t<range_value_t<R const&>>;
   // `keep`: the array must outlive the call (nonblocking / persistent operations), so it
   // cannot be a converted copy.
   int_array(R const& r, char const* function, bool keep = false) : r_(r), function_(function), keep_(keep) {}
 
-  std::size_t size() const { return std::ranges::size(r_); }
+  std::size_t size() const { return size_of(r_); }
   template <class T>
   static constexpr bool exact = std::is_same_v<value_type, T>;
 
   template <class T>
   T const* get(bool persistent) {
     if constexpr (exact<T>) {
-      return std::ranges::data(r_);
+      return data_of(r_);
     } else {
       if (persistent)
         fail(MPI_ERR_ARG, function_,

@@ -139,7 +139,7 @@ MPI_CXX_ALWAYS_INLINE void recv(B&& buf, R const& source, T const& tag, C const&
 }
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
 MPI_CXX_ALWAYS_INLINE status recv(B&& buf, R const& source, T const& tag, C const& comm) {
-  return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::recv(buf, source, tag, comm, st); });
+  return detail::received([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::recv(buf, source, tag, comm, st); });
 }
 template <recv_buffer B, rank_like R, tag_like T, comm_handle C>
   requires buffer_outlives_call<B>
@@ -173,7 +173,7 @@ template <send_buffer S, rank_like RD, tag_like TS, recv_buffer B, rank_like RS,
 MPI_CXX_ALWAYS_INLINE status sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
                                       TR const& recvtag,
                 C const& comm) {
-  return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA {
+  return detail::received([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA {
     mpi::sendrecv(sbuf, dest, sendtag, rbuf, source, recvtag, comm, st);
   });
 }
@@ -196,7 +196,7 @@ template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, c
 MPI_CXX_ALWAYS_INLINE status sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
                                               TR const& recvtag,
                         C const& comm) {
-  return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA {
+  return detail::received([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA {
     mpi::sendrecv_replace(buf, dest, sendtag, source, recvtag, comm, st);
   });
 }

@@ -23,7 +23,7 @@ void probe(R const& source, T const& tag, C const& comm, St&& st) {
 }
 template <rank_like R, tag_like T, comm_handle C>
 status probe(R const& source, T const& tag, C const& comm) {
-  return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::probe(source, tag, comm, st); });
+  return detail::received([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::probe(source, tag, comm, st); });
 }
 
 // Whether a matching message is pending.
@@ -48,7 +48,7 @@ message mprobe(R const& source, T const& tag, C const& comm, St&& st) {
 }
 template <rank_like R, tag_like T, comm_handle C>
 std::pair<message, status> mprobe(R const& source, T const& tag, C const& comm) {
-  std::pair<message, status> r;
+  std::pair<message, status> r{message{}, status(detail::to_be_received_t{})};
   r.first = mpi::mprobe(source, tag, comm, r.second);
   return r;
 }
@@ -65,7 +65,7 @@ std::optional<message> improbe(R const& source, T const& tag, C const& comm, St&
 }
 template <rank_like R, tag_like T, comm_handle C>
 std::optional<std::pair<message, status>> improbe(R const& source, T const& tag, C const& comm) {
-  std::pair<message, status> r;
+  std::pair<message, status> r{message{}, status(detail::to_be_received_t{})};
   auto m = mpi::improbe(source, tag, comm, r.second);
   if (!m) return std::nullopt;
   r.first = std::move(*m);
@@ -88,7 +88,7 @@ void mrecv(B&& buf, M& msg, St&& st) {
 }
 template <recv_buffer B, message_handle_ptr M>
 status mrecv(B&& buf, M& msg) {
-  return detail::returned([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::mrecv(buf, msg, st); });
+  return detail::received([&](status& st) MPI_CXX_ALWAYS_INLINE_LAMBDA { mpi::mrecv(buf, msg, st); });
 }
 template <recv_buffer B, message_handle_ptr M>
   requires buffer_outlives_call<B>

@@ -88,31 +88,29 @@ struct completion {
 namespace detail {
 
 template <class R>
-concept request_range =
-    std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-    (std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, MPI_Request> ||
-     std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, request>) &&
-    !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+concept request_range = contiguous_sized<R> &&
+                        (std::same_as<std::remove_cv_t<range_value_t<R>>, MPI_Request> ||
+                         std::same_as<std::remove_cv_t<range_value_t<R>>, request>) &&
+                        !std::is_const_v<range_element_t<R>>;
 
 template <class R>
-concept status_range =
-    std::ranges::contiguous_range<R> && std::ranges::sized_range<R> &&
-    (std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, MPI_Status> ||
-     std::same_as<std::remove_cv_t<std::ranges::range_value_t<R>>, status>) &&
-    !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+concept status_range = contiguous_sized<R> &&
+                       (std::same_as<std::remove_cv_t<range_value_t<R>>, MPI_Status> ||
+                        std::same_as<std::remove_cv_t<range_value_t<R>>, status>) &&
+                       !std::is_const_v<range_element_t<R>>;
 
 template <class R>
 MPI_Request* request_data(R& r) {
   // mpi::request is a standard-layout class whose only member is the MPI_Request.
-  return reinterpret_cast<MPI_Request*>(std::ranges::data(r));
+  return reinterpret_cast<MPI_Request*>(data_of(r));
 }
 template <class R>
 MPI_Status* status_data(R& r) {
-  return reinterpret_cast<MPI_Status*>(std::ranges::data(r));
+  return reinterpret_cast<MPI_Status*>(data_of(r));
 }
 template <class R>
 int range_size(R const& r, char const* fn) {
-  return checked_int(std::ranges::size(r), MPI_ERR_COUNT, fn);
+  return checked_int(size_of(r), MPI_ERR_COUNT, fn);
 }
 // The statuses array of an array procedure: the caller's range, or MPI_STATUSES_IGNORE.
 template <class R, class... S>

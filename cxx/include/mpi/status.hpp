@@ -20,6 +20,8 @@ struct status_query {
   int (*fn)(MPI_Status const*, MPI_Datatype, N*);
   char const* name;
 };
+// A status a receive is about to fill (see received).
+struct to_be_received_t {};
 #if MPI_CXX_HAS_LARGE_COUNT
 inline constexpr status_query<MPI_Count> get_count{&MPI_Get_count_c, "MPI_Get_count_c"};
 inline constexpr status_query<MPI_Count> get_elements{&MPI_Get_elements_c, "MPI_Get_elements_c"};
@@ -37,6 +39,8 @@ public:
     s_.MPI_ERROR = MPI_SUCCESS;
   }
   explicit status(MPI_Status const& s) noexcept : s_(s) {}
+  // Only the field a receive leaves alone (detail::received).
+  explicit status(detail::to_be_received_t) noexcept { s_.MPI_ERROR = MPI_SUCCESS; }
 
   int source() const noexcept { return s_.MPI_SOURCE; }
   int tag() const noexcept { return s_.MPI_TAG; }
@@ -105,6 +109,16 @@ MPI_Status* status_ptr(S&& s) noexcept {
 template <class F>
 MPI_CXX_ALWAYS_INLINE status returned(F&& fill) {
   status st;
+  fill(st);
+  return st;
+}
+// The same for the receives and probes (recv, sendrecv, sendrecv_replace, mrecv, probe,
+// mprobe): MPI writes the source, the tag and the count of their status, also for
+// MPI_PROC_NULL, and leaves MPI_ERROR alone, so only MPI_ERROR is set beforehand (the whole
+// status was four stores more per call).
+template <class F>
+MPI_CXX_ALWAYS_INLINE status received(F&& fill) {
+  status st(to_be_received_t{});
   fill(st);
   return st;
 }

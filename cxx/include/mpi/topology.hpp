@@ -61,7 +61,7 @@ inline void dims_create(int nnodes, std::span<int> dims) {
 }
 inline std::vector<int> dims_create(int nnodes, int ndims) {
   std::vector<int> d(static_cast<std::size_t>(ndims), 0);
-  dims_create(nnodes, std::span<int>(d));
+  dims_create(nnodes, std::span<int>(d.data(), d.size()));
   return d;
 }
 

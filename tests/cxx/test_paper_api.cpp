@@ -5,6 +5,7 @@
 #include "common.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <iterator>
 #include <optional>
@@ -333,6 +334,10 @@ TEST(InfoTest, MalformedTypedValueIsInfoValueError) {
                                    {"spaced", " 3"},
                                    {"wide", "99999999999"},
                                    {"neg", "-1"},
+                                   {"plus", "+5"},
+                                   {"minus", "-"},
+                                   {"min", "-9223372036854775808"},
+                                   {"over", "18446744073709551616"},
                                    {"t", "MPI_THREAD_MANY"}});
   auto expect_bad = [&](char const* key, auto get) {
     try {
@@ -349,8 +354,21 @@ TEST(InfoTest, MalformedTypedValueIsInfoValueError) {
   expect_bad("wide", [&] { (void)i.get<int>("wide"); });  // beyond int
   expect_bad("neg", [&] { (void)i.get<unsigned>("neg"); });
   expect_bad("t", [&] { (void)i.get<mpi::thread_level>("t"); });
+  expect_bad("plus", [&] { (void)i.get<int>("plus"); });  // as std::from_chars: no '+'
+  expect_bad("minus", [&] { (void)i.get<long>("minus"); });
+  expect_bad("min", [&] { (void)i.get<int>("min"); });
+  expect_bad("over", [&] { (void)i.get<unsigned long long>("over"); });
+  expect_bad("over", [&] { (void)i.get<long long>("over"); });
   EXPECT_EQ(i.get<long long>("wide"), std::optional<long long>{99999999999LL});
   EXPECT_EQ(i.get<int>("neg"), std::optional<int>{-1});
+  EXPECT_EQ(i.get<long long>("min"), std::optional<long long>{LLONG_MIN});
+  EXPECT_EQ(i.get<std::int8_t>("neg"), std::optional<std::int8_t>{-1});
+  i.set("n", "18446744073709551615");
+  EXPECT_EQ(i.get<unsigned long long>("n"), std::optional<unsigned long long>{ULLONG_MAX});
+  i.set("n", "-128");
+  EXPECT_EQ(i.get<signed char>("n"), std::optional<signed char>{-128});
+  i.set("n", "-0");
+  EXPECT_EQ(i.get<short>("n"), std::optional<short>{0});
 }
 
 // Characters are not integers for info values: '1' would be stored as "49".

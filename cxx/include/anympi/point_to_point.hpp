@@ -24,13 +24,6 @@ struct received {
   B buffer;
   mpi::status status;
 };
-// The status member before the receive assigns it: the receive writes every field, and the
-// four stores of a default status were not all removed by the compiler (bench/run's layer table:
-// recv of a views::resize buffer 4 instructions more).
-inline mpi::status unreceived() noexcept {
-  return mpi::status(mpi::detail::to_be_received_t{});
-}
-
 // Forced inline as the core's calls are: a wrapper that stays out of line costs a call and
 // the argument moves on top of the core's (bench/run's layer table).
 template <mpi::send_buffer S, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
@@ -41,7 +34,7 @@ MPI_CXX_ALWAYS_INLINE void send(S&& buf, R const& dest, T const& tag, C const& c
 template <class B, mpi::rank_like R, mpi::tag_like T, mpi::comm_handle C>
   requires mpi::recv_buffer<held_t<B>&>
 MPI_CXX_ALWAYS_INLINE received<result_t<B>> recv(B&& buf, R const& source, T const& tag, C const& comm) {
-  received<held_t<B>> r{std::forward<B>(buf), unreceived()};
+  received<held_t<B>> r{std::forward<B>(buf), mpi::detail::unreceived()};
   recv_op const op{mpi::to_rank(source), mpi::to_tag(tag)};
   mpi::comm_view const cv(mpi::handle(comm));
   if constexpr (std::is_void_v<decltype(infer(op, cv, r.buffer))>) {
@@ -61,7 +54,7 @@ template <mpi::send_buffer S, mpi::rank_like RD, mpi::tag_like TS, class B, mpi:
   requires mpi::recv_buffer<held_t<B>&>
 received<result_t<B>> sendrecv(S&& sbuf, RD const& dest, TS const& sendtag, B&& rbuf, RS const& source,
                              TR const& recvtag, C const& comm) {
-  received<held_t<B>> r{std::forward<B>(rbuf), unreceived()};
+  received<held_t<B>> r{std::forward<B>(rbuf), mpi::detail::unreceived()};
   sendrecv_op op{mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::to_rank(source), mpi::to_tag(recvtag)};
   infer(op, mpi::comm_view(mpi::handle(comm)), sbuf, r.buffer);
   r.status = mpi::sendrecv(sbuf, op.dest, op.sendtag, r.buffer, op.source, op.recvtag, comm);
@@ -89,7 +82,7 @@ template <class B, mpi::rank_like RD, mpi::tag_like TS, mpi::rank_like RS, mpi::
   requires mpi::recv_buffer<held_t<B>&>
 received<result_t<B>> sendrecv_replace(B&& buf, RD const& dest, TS const& sendtag, RS const& source,
                                      TR const& recvtag, C const& comm) {
-  received<held_t<B>> r{std::forward<B>(buf), unreceived()};
+  received<held_t<B>> r{std::forward<B>(buf), mpi::detail::unreceived()};
   r.status = mpi::sendrecv_replace(r.buffer, dest, sendtag, source, recvtag, comm);
   if constexpr (finishing_buffer<held_t<B>>)
     return received<result_t<B>>{anympi::finish(std::forward<held_t<B>>(r.buffer), true), r.status};

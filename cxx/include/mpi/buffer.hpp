@@ -44,27 +44,31 @@ using traits_of = buffer_traits<uncvref_t<T>>;
 template <class Way, class Buffer>
 concept applies = requires(Way const& way, Buffer& b) { way(b); };
 
+// The index of the first way that applies (sizeof...(Way) where none does), asking no way
+// after it: a fold over || would check them all, and the later ways' range concepts are the
+// expensive ones. Worked out at compile time, so a call through an accessor is the way's own
+// call (a recursion of functions here was five functions per accessor and buffer type for the
+// compiler to optimize).
 template <class Buffer, class Way, class... Rest>
-constexpr decltype(auto) first_way(Buffer& b) {
-  if constexpr (applies<Way, Buffer>) return Way{}(b);
-  else return first_way<Buffer, Rest...>(b);
+constexpr std::size_t first_way() {
+  if constexpr (applies<Way, Buffer>) return 0;
+  else if constexpr (sizeof...(Rest) == 0) return 1;
+  else return 1 + first_way<Buffer, Rest...>();
 }
-// Whether some way applies, asking no way after the first that does (a fold over || would
-// check them all, and the later ways' range concepts are the expensive ones).
-template <class Buffer, class Way, class... Rest>
-constexpr bool some_way() {
-  if constexpr (applies<Way, Buffer>) return true;
-  else if constexpr (sizeof...(Rest) == 0) return false;
-  else return some_way<Buffer, Rest...>();
-}
+template <std::size_t I, class Way, class... Rest>
+struct nth_way : nth_way<I - 1, Rest...> {};
+template <class Way, class... Rest>
+struct nth_way<0, Way, Rest...> {
+  using type = Way;
+};
 
 template <class... Way>
 struct accessor {
   constexpr explicit accessor(Way...) {}
-  template <class Buffer>
-    requires(some_way<std::remove_reference_t<Buffer>, Way...>())
+  template <class Buffer, std::size_t I = first_way<std::remove_reference_t<Buffer>, Way...>()>
+    requires(I < sizeof...(Way))
   constexpr decltype(auto) operator()(Buffer&& b) const {
-    return first_way<std::remove_reference_t<Buffer>, Way...>(b);
+    return typename nth_way<I, Way...>::type{}(b);
   }
 };
 

@@ -144,6 +144,8 @@ template <class B, class IntDispl = int, bool Types = false>
 class varying {
   using counts_type = decltype(mpi::counts(std::declval<B const&>()));
   using displs_type = decltype(mpi::displs(std::declval<B const&>()));
+  using counts_array = int_array<std::remove_cvref_t<counts_type>, MPI_Count, int>;
+  using displs_array = int_array<std::remove_cvref_t<displs_type>, MPI_Aint, IntDispl>;
   static decltype(auto) types_of(B& b) {
     if constexpr (Types) return mpi::datatypes(b);
     else return type_of(b);
@@ -155,6 +157,7 @@ public:
   varying(varying const&) = delete;
   varying& operator=(varying const&) = delete;
 
+  static constexpr bool always_fits = counts_array::always_fits && displs_array::always_fits;
   bool fits() const { return counts_.fits() && displs_.fits(); }
   template <class L, class K>
   MPI_CXX_ALWAYS_INLINE int pass(L form, K const& k) {
@@ -171,13 +174,14 @@ private:
   counts_type c_;
   displs_type d_;
   decltype(types_of(std::declval<B&>())) t_;
-  int_array<std::remove_cvref_t<counts_type>, MPI_Count, int> counts_;
-  int_array<std::remove_cvref_t<displs_type>, MPI_Aint, IntDispl> displs_;
+  counts_array counts_;
+  displs_array displs_;
 };
 
 // mpi::in_place as the send side of alltoallv: MPI ignores the counts, displacements and type.
 struct in_place_varying {
   in_place_varying(in_place_t const&, char const*, bool) noexcept {}
+  static constexpr bool always_fits = true;
   bool fits() const noexcept { return true; }
   template <class L, class K>
   MPI_CXX_ALWAYS_INLINE int pass(L, K const& k) const {

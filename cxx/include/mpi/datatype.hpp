@@ -26,15 +26,12 @@ struct datatype_kind {
   static int free(MPI_Datatype* h) noexcept { return MPI_Type_free(h); }
   static constexpr char const* free_name = "MPI_Type_free";
 };
-template <class R>
-int span_size(R const& r, char const* fn) {
-  return checked_int(std::ranges::size(r), MPI_ERR_COUNT, fn);
-}
 // Byte displacements: MPI_Aint in the classic constructors, MPI_Count in the "_c" ones. They
 // never decide which is called: MPI_Aint holds every value MPI_Count does here.
 template <class R>
 struct byte_displs : int_array<R, MPI_Count, MPI_Aint> {
   using int_array<R, MPI_Count, MPI_Aint>::int_array;
+  static constexpr bool always_fits = true;
   bool fits() const { return true; }
 };
 template <class R>
@@ -43,9 +40,7 @@ byte_displs(R const&, char const*) -> byte_displs<R>;
 
 // An array argument of a type constructor: contiguous integers of any width and signedness.
 template <class R>
-concept integer_array =
-    std::ranges::contiguous_range<R const> && std::ranges::sized_range<R const> &&
-    detail::count_like<std::ranges::range_value_t<R const>>;
+concept integer_array = cnt_range<R const>;
 
 struct type_extent {
   MPI_Aint lb;
@@ -170,7 +165,7 @@ public:
   template <integer_array D, datatype_handle Old>
   static datatype indexed_block(MPI_Count blocklength, D const& displs, Old const& old) {
     constexpr char const* fn = "MPI_Type_create_indexed_block";
-    MPI_Count const n = detail::to_count(std::ranges::size(displs), fn);
+    MPI_Count const n = detail::to_count(detail::size_of(displs), fn);
     detail::int_array di(displs, fn);
     MPI_Datatype t;
     detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_indexed_block), detail::counted{n},
@@ -180,7 +175,7 @@ public:
   template <integer_array D, datatype_handle Old>
   static datatype hindexed_block(MPI_Count blocklength, D const& displs, Old const& old) {
     constexpr char const* fn = "MPI_Type_create_hindexed_block";
-    MPI_Count const n = detail::to_count(std::ranges::size(displs), fn);
+    MPI_Count const n = detail::to_count(detail::size_of(displs), fn);
     detail::byte_displs di(displs, fn);
     MPI_Datatype t;
     detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_hindexed_block), detail::counted{n},
@@ -204,7 +199,7 @@ public:
     constexpr char const* fn = "MPI_Type_create_subarray";
     same_size(sizes, subsizes, fn);
     same_size(sizes, starts, fn);
-    int const ndims = detail::span_size(sizes, fn);
+    int const ndims = detail::range_size(sizes, fn);
     detail::int_array sz(sizes, fn);
     detail::int_array sub(subsizes, fn);
     detail::int_array st(starts, fn);
@@ -223,7 +218,7 @@ public:
     same_size(gsizes, distribs, fn);
     same_size(gsizes, dargs, fn);
     same_size(gsizes, psizes, fn);
-    int const ndims = detail::span_size(gsizes, fn);
+    int const ndims = detail::range_size(gsizes, fn);
     detail::int_array gs(gsizes, fn);
     MPI_Datatype t;
     detail::call_with(MPI_CXX_COUNTED_FN(MPI_Type_create_darray), size, rank, ndims, gs, distribs.data(), dargs.data(),
@@ -242,13 +237,13 @@ public:
 private:
   template <class A, class B>
   static void same_size(A const& a, B const& b, char const* fn) {
-    if (std::ranges::size(a) != std::ranges::size(b)) detail::fail(MPI_ERR_ARG, fn, "array arguments differ in length");
+    if (detail::size_of(a) != detail::size_of(b)) detail::fail(MPI_ERR_ARG, fn, "array arguments differ in length");
   }
   // The common length of block lengths and displacements: the count argument.
   template <class A, class B>
   static MPI_Count paired_length(A const& blocklengths, B const& displs, char const* fn) {
     same_size(blocklengths, displs, fn);
-    return detail::to_count(std::ranges::size(blocklengths), fn);
+    return detail::to_count(detail::size_of(blocklengths), fn);
   }
   static int native_order(array_order o) noexcept { return o == array_order::c ? MPI_ORDER_C : MPI_ORDER_FORTRAN; }
 };

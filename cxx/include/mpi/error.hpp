@@ -84,6 +84,7 @@ namespace detail {
 // Text beyond the buffer is cut.
 class error_text {
 public:
+  error_text() noexcept { text_[0] = '\0'; }  // only the terminator: the rest is written before it is read
   error_text& operator<<(std::string_view s) noexcept {
     std::size_t const room = sizeof text_ - 1 - size_, n = s.size() < room ? s.size() : room;
     std::memcpy(text_ + size_, s.data(), n);
@@ -104,7 +105,7 @@ public:
   operator std::string_view() const noexcept { return text_; }
 
 private:
-  char text_[512] = "";
+  char text_[512];  // NUL-terminated at size_
   std::size_t size_ = 0;
 };
 

@@ -11,6 +11,7 @@
 
 #include <mpi/buffer.hpp>
 #include <mpi/error.hpp>
+#include <mpi/rank_tag.hpp>
 #include <mpi/std_parts.hpp>
 
 #include <climits>
@@ -18,7 +19,6 @@
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 namespace mpi::detail {
 
@@ -40,6 +40,12 @@ MPI_CXX_ALWAYS_INLINE MPI_Count to_count(N n, char const* function) {
 template <class B>
 MPI_CXX_ALWAYS_INLINE MPI_Count count_of(B const& b, char const* function) {
   return to_count(mpi::count(b), function);
+}
+
+// The length of an array argument as the int MPI takes (MPI_ERR_COUNT past INT_MAX).
+template <class R>
+int range_size(R const& r, char const* fn) {
+  return checked_int(size_of(r), MPI_ERR_COUNT, fn);
 }
 
 template <class R>
@@ -65,6 +71,8 @@ public:
   std::size_t size() const { return size_of(r_); }
   template <class T>
   static constexpr bool exact = std::is_same_v<value_type, T>;
+  // Whether the int binding serves by the element type alone (int counts): see call_with.
+  static constexpr bool always_fits = std::is_same_v<Narrow, Wide> || (std::is_same_v<Narrow, int> && exact<int>);
 
   template <class T>
   T const* get(bool persistent) {
@@ -76,45 +84,55 @@ public:
              "nonblocking and persistent operations need count/displacement arrays of the "
              "element type the MPI binding takes (int, or MPI_Count/MPI_Aint for large counts)");
       auto& store = storage<T>();
-      store.clear();
-      store.reserve(size());
+      delete[] store.p;
+      store.p = new T[size()];
+      T* out = store.p;
       for (auto v : r_) {
         if (!std::in_range<T>(v))
           fail(MPI_ERR_COUNT, function_, error_text{} << "count/displacement " << v << " does not fit");
-        store.push_back(static_cast<T>(v));
+        *out++ = static_cast<T>(v);
       }
-      return store.data();
+      return store.p;
     }
   }
 
   // The int binding serves when the values fit, unless the array must be passed as is
   // and is already of the wide type.
   bool fits() const {
-    return std::is_same_v<Narrow, Wide> || (range_fits_int(r_) && !(keep_ && !exact<Narrow> && exact<Wide>));
+    if constexpr (always_fits) return true;
+    else return range_fits_int(r_) && !(keep_ && !exact<Narrow> && exact<Wide>);
   }
   // The array as form L's binding takes it.
   template <class L>
   auto const* value(L) {
     return get<std::conditional_t<L::value, Wide, Narrow>>(keep_);
   }
-  template <class L, class K>
-  MPI_CXX_ALWAYS_INLINE int pass(L form, K const& k) {
-    return k(value(form));
-  }
 
 private:
+  // Storage only for a type the caller's array is not of, and an owned array rather than a
+  // std::vector, whose code is compiled per element type in every translation unit that makes
+  // one, mostly for storage that calls with int counts never use.
+  struct no_storage {};
   template <class T>
-  std::vector<T>& storage() {
-    if constexpr (std::is_same_v<T, int>) return ints_;
-    else if constexpr (std::is_same_v<T, MPI_Count>) return counts_;
-    else return aints_;
+  struct copy {
+    T* p = nullptr;
+    copy() = default;
+    copy(copy const&) = delete;
+    copy& operator=(copy const&) = delete;
+    ~copy() { delete[] p; }
+  };
+  template <class T>
+  using storage_for = std::conditional_t<exact<T>, no_storage, copy<T>>;
+  template <class T>
+  copy<T>& storage() {
+    if constexpr (std::is_same_v<T, Narrow>) return narrow_;
+    else return wide_;
   }
   R const& r_;
   char const* function_;
   bool keep_;
-  std::vector<int> ints_;
-  std::vector<MPI_Count> counts_;
-  std::vector<MPI_Aint> aints_;
+  [[no_unique_address]] storage_for<Narrow> narrow_;
+  [[no_unique_address]] storage_for<Wide> wide_;
 };
 
 template <class R>
@@ -142,11 +160,15 @@ struct counted_fn {
 
 // Calls call(form, fn) -> int with the int binding when `fits`, else with the _c binding;
 // form is int_form or large_form, so the arguments can be built in the binding's types.
-template <auto Int, auto Large, class Call>
+// IntOnly: the arguments' types say the int binding serves, and the _c call is not compiled.
+template <bool IntOnly, auto Int, auto Large, class Call>
 MPI_CXX_ALWAYS_INLINE void call_counted(counted_fn<Int, Large> const& f, bool fits, Call&& call) {
   if constexpr (std::is_null_pointer_v<decltype(Int)>) {
     (void)fits, (void)call;
     unsupported(f.name);
+  } else if constexpr (IntOnly) {
+    (void)fits;
+    check(call(int_form{}, Int), f.name);
   } else if (fits) {
     check(call(int_form{}, Int), f.name);
   } else if constexpr (std::is_null_pointer_v<decltype(Large)>) {
@@ -158,14 +180,31 @@ MPI_CXX_ALWAYS_INLINE void call_counted(counted_fn<Int, Large> const& f, bool fi
   }
 }
 
-// A counted argument hands the values it stands for, in form L's types (a buffer: address,
-// count, datatype), to a continuation: a.pass(form, k) returns k(values...). The arguments reach
-// the binding through nested continuations rather than a concatenation of std::tuples, whose
-// instantiations were a fifth of what compiling bench/compile_tu.cpp cost.
+// A counted argument says whether the int binding serves it (fits()) and gives what it stands
+// for in form L's types: one value (a count, a count array) as a.value(form), or several (a
+// buffer: address, count, datatype) handed to a continuation: a.pass(form, k) returns
+// k(values...). The arguments reach the binding through continuations rather than a
+// concatenation of std::tuples, whose instantiations were a fifth of what compiling
+// bench/compile_tu.cpp cost.
 template <class A>
 concept counted_arg = requires(A& a) {
   { a.fits() } -> std::convertible_to<bool>;
 };
+// A counted argument that says, by a static always_fits, that its type alone decides for the
+// int binding (int count arrays); other arguments are not counted and always fit.
+template <class A>
+constexpr bool fits_by_type() {
+  if constexpr (!counted_arg<A>) return true;
+  else if constexpr (requires { A::always_fits; }) return A::always_fits;
+  else return false;
+}
+template <class A, class L>
+concept single_valued = !counted_arg<A> || requires(A& a, L form) { a.value(form); };
+template <class L, class A>
+MPI_CXX_ALWAYS_INLINE decltype(auto) value_in(L form, A& a) {
+  if constexpr (counted_arg<A>) return a.value(form);
+  else return (a);
+}
 template <class A>
 MPI_CXX_ALWAYS_INLINE bool arg_fits(A& a) {
   if constexpr (counted_arg<A>) return a.fits();
@@ -177,20 +216,31 @@ template <class L, class K>
 MPI_CXX_ALWAYS_INLINE int hand_on(L, K const& k) {
   return k();
 }
+// Arguments that stand for one value each go in one call; a continuation is made only for one
+// that stands for several and is followed by another such. (Each continuation's lambda is a new
+// type in every call, which the compiler optimizes one by one: one per argument cost
+// bench/compile_tu.cpp a sixth more.)
 template <class L, class K, class A, class... Rest>
 MPI_CXX_ALWAYS_INLINE int hand_on(L form, K const& k, A& a, Rest&... rest) {
-  auto then = [&](auto... x) MPI_CXX_ALWAYS_INLINE_LAMBDA {
-    return hand_on(form, [&](auto... y) MPI_CXX_ALWAYS_INLINE_LAMBDA { return k(x..., y...); }, rest...);
-  };
-  if constexpr (counted_arg<A>) return a.pass(form, then);
-  else return then(a);
+  if constexpr (single_valued<A, L> && (single_valued<Rest, L> && ...)) {
+    return k(value_in(form, a), value_in(form, rest)...);
+  } else if constexpr ((single_valued<Rest, L> && ...)) {
+    return a.pass(form, [&](auto... x) MPI_CXX_ALWAYS_INLINE_LAMBDA { return k(x..., value_in(form, rest)...); });
+  } else {
+    auto then = [&](auto... x) MPI_CXX_ALWAYS_INLINE_LAMBDA {
+      return hand_on(form, [&](auto... y) MPI_CXX_ALWAYS_INLINE_LAMBDA { return k(x..., y...); }, rest...);
+    };
+    if constexpr (single_valued<A, L>) return then(value_in(form, a));
+    else return a.pass(form, then);
+  }
 }
 
 // Calls the binding of `f` that every counted argument fits, with all arguments in its types.
 template <auto Int, auto Large, class... A>
 MPI_CXX_ALWAYS_INLINE void call_with(counted_fn<Int, Large> const& f, A&&... a) {
-  call_counted(f, (arg_fits(a) && ...), [&](auto form, auto fn) MPI_CXX_ALWAYS_INLINE_LAMBDA {
-    return hand_on(form, [&](auto... x) MPI_CXX_ALWAYS_INLINE_LAMBDA { return fn(x...); }, a...);
+  constexpr bool int_only = (fits_by_type<std::remove_cvref_t<A>>() && ...);
+  call_counted<int_only>(f, (arg_fits(a) && ...), [&](auto form, auto fn) MPI_CXX_ALWAYS_INLINE_LAMBDA {
+    return hand_on(form, fn, a...);
   });
 }
 
@@ -198,9 +248,9 @@ MPI_CXX_ALWAYS_INLINE void call_with(counted_fn<Int, Large> const& f, A&&... a) 
 struct counted {
   MPI_Count n;
   bool fits() const { return std::in_range<int>(n); }
-  template <class L, class K>
-  MPI_CXX_ALWAYS_INLINE int pass(L, K const& k) const {
-    return k(static_cast<count_t<L::value>>(n));
+  template <class L>
+  MPI_CXX_ALWAYS_INLINE count_t<L::value> value(L) const {
+    return static_cast<count_t<L::value>>(n);
   }
 };
 

@@ -48,7 +48,7 @@ message mprobe(R const& source, T const& tag, C const& comm, St&& st) {
 }
 template <rank_like R, tag_like T, comm_handle C>
 std::pair<message, status> mprobe(R const& source, T const& tag, C const& comm) {
-  std::pair<message, status> r{message{}, status(detail::to_be_received_t{})};
+  std::pair<message, status> r{message{}, detail::unreceived()};
   r.first = mpi::mprobe(source, tag, comm, r.second);
   return r;
 }
@@ -65,7 +65,7 @@ std::optional<message> improbe(R const& source, T const& tag, C const& comm, St&
 }
 template <rank_like R, tag_like T, comm_handle C>
 std::optional<std::pair<message, status>> improbe(R const& source, T const& tag, C const& comm) {
-  std::pair<message, status> r{message{}, status(detail::to_be_received_t{})};
+  std::pair<message, status> r{message{}, detail::unreceived()};
   auto m = mpi::improbe(source, tag, comm, r.second);
   if (!m) return std::nullopt;
   r.first = std::move(*m);

@@ -108,10 +108,6 @@ template <class R>
 MPI_Status* status_data(R& r) {
   return reinterpret_cast<MPI_Status*>(data_of(r));
 }
-template <class R>
-int range_size(R const& r, char const* fn) {
-  return checked_int(size_of(r), MPI_ERR_COUNT, fn);
-}
 // The statuses array of an array procedure: the caller's range, or MPI_STATUSES_IGNORE.
 template <class R, class... S>
 MPI_Status* statuses_of(R const& reqs, char const* fn, S&... sts) {

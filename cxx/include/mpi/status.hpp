@@ -20,7 +20,7 @@ struct status_query {
   int (*fn)(MPI_Status const*, MPI_Datatype, N*);
   char const* name;
 };
-// A status a receive is about to fill (see received).
+// A status a receive is about to fill (see unreceived).
 struct to_be_received_t {};
 #if MPI_CXX_HAS_LARGE_COUNT
 inline constexpr status_query<MPI_Count> get_count{&MPI_Get_count_c, "MPI_Get_count_c"};
@@ -39,7 +39,7 @@ public:
     s_.MPI_ERROR = MPI_SUCCESS;
   }
   explicit status(MPI_Status const& s) noexcept : s_(s) {}
-  // Only the field a receive leaves alone (detail::received).
+  // Only the field a receive leaves alone (detail::unreceived).
   explicit status(detail::to_be_received_t) noexcept { s_.MPI_ERROR = MPI_SUCCESS; }
 
   int source() const noexcept { return s_.MPI_SOURCE; }
@@ -112,13 +112,14 @@ MPI_CXX_ALWAYS_INLINE status returned(F&& fill) {
   fill(st);
   return st;
 }
-// The same for the receives and probes (recv, sendrecv, sendrecv_replace, mrecv, probe,
-// mprobe): MPI writes the source, the tag and the count of their status, also for
-// MPI_PROC_NULL, and leaves MPI_ERROR alone, so only MPI_ERROR is set beforehand (the whole
-// status was four stores more per call).
+// The status a receive or probe (recv, sendrecv, sendrecv_replace, mrecv, probe, mprobe,
+// improbe, and the anympi:: layer's receives) returns, before the call fills it: MPI writes the
+// source, the tag and the count, also for MPI_PROC_NULL, and leaves MPI_ERROR alone, so only
+// MPI_ERROR is set beforehand (the whole status was four stores more per call).
+inline status unreceived() noexcept { return status(to_be_received_t{}); }
 template <class F>
 MPI_CXX_ALWAYS_INLINE status received(F&& fill) {
-  status st(to_be_received_t{});
+  status st = unreceived();
   fill(st);
   return st;
 }

@@ -3,6 +3,7 @@
 
 #include <mpi/communicator.hpp>
 #include <mpi/info.hpp>
+#include <mpi/large_count.hpp>
 #include <mpi/rank_tag.hpp>
 
 #include <span>
@@ -36,10 +37,6 @@ struct dist_graph_adjacency {
 };
 
 namespace detail {
-template <class R>
-int len(R const& r, char const* fn) {
-  return checked_int(std::ranges::size(r), MPI_ERR_COUNT, fn);
-}
 inline std::vector<int> to_ints(std::span<bool const> b) { return std::vector<int>(b.begin(), b.end()); }
 // MPI_UNWEIGHTED is a sentinel pointer; an empty span means "unweighted".
 inline int const* weights_or_unweighted(std::span<int const> w) { return w.empty() ? MPI_UNWEIGHTED : w.data(); }
@@ -57,7 +54,7 @@ topology topo_test(C const& comm) {
 
 // dims: in/out, zeros are filled in (MPI_Dims_create).
 inline void dims_create(int nnodes, std::span<int> dims) {
-  MPI_CXX_CALL(MPI_Dims_create, nnodes, detail::len(dims, "MPI_Dims_create"), dims.data());
+  MPI_CXX_CALL(MPI_Dims_create, nnodes, detail::range_size(dims, "MPI_Dims_create"), dims.data());
 }
 inline std::vector<int> dims_create(int nnodes, int ndims) {
   std::vector<int> d(static_cast<std::size_t>(ndims), 0);
@@ -70,7 +67,7 @@ comm cart_create(C const& old, std::span<int const> dims, std::span<bool const> 
   if (dims.size() != periods.size()) detail::fail(MPI_ERR_ARG, "MPI_Cart_create", "dims and periods differ in length");
   auto p = detail::to_ints(periods);
   MPI_Comm c;
-  MPI_CXX_CALL(MPI_Cart_create, mpi::handle(old), detail::len(dims, "MPI_Cart_create"), dims.data(), p.data(),
+  MPI_CXX_CALL(MPI_Cart_create, mpi::handle(old), detail::range_size(dims, "MPI_Cart_create"), dims.data(), p.data(),
                reorder ? 1 : 0, &c);
   return comm::from_native(c);
 }
@@ -117,7 +114,7 @@ comm cart_sub(C const& comm, std::span<bool const> remain_dims) {
 template <comm_handle C>
 comm graph_create(C const& old, std::span<int const> index, std::span<int const> edges, bool reorder = false) {
   MPI_Comm c;
-  MPI_CXX_CALL(MPI_Graph_create, mpi::handle(old), detail::len(index, "MPI_Graph_create"), index.data(), edges.data(),
+  MPI_CXX_CALL(MPI_Graph_create, mpi::handle(old), detail::range_size(index, "MPI_Graph_create"), index.data(), edges.data(),
                reorder ? 1 : 0, &c);
   return comm::from_native(c);
 }
@@ -149,9 +146,9 @@ comm dist_graph_create_adjacent(C const& old, std::span<int const> sources, std:
                                 std::span<int const> destinations, std::span<int const> destination_weights,
                                 I const& info = I{}, bool reorder = false) {
   MPI_Comm c;
-  MPI_CXX_CALL(MPI_Dist_graph_create_adjacent, mpi::handle(old), detail::len(sources, "MPI_Dist_graph_create_adjacent"),
+  MPI_CXX_CALL(MPI_Dist_graph_create_adjacent, mpi::handle(old), detail::range_size(sources, "MPI_Dist_graph_create_adjacent"),
                sources.data(), detail::weights_or_unweighted(source_weights),
-               detail::len(destinations, "MPI_Dist_graph_create_adjacent"), destinations.data(),
+               detail::range_size(destinations, "MPI_Dist_graph_create_adjacent"), destinations.data(),
                detail::weights_or_unweighted(destination_weights), mpi::handle(info), reorder ? 1 : 0, &c);
   return comm::from_native(c);
 }
@@ -160,7 +157,7 @@ comm dist_graph_create(C const& old, std::span<int const> sources, std::span<int
                        std::span<int const> destinations, std::span<int const> weights, I const& info = I{},
                        bool reorder = false) {
   MPI_Comm c;
-  MPI_CXX_CALL(MPI_Dist_graph_create, mpi::handle(old), detail::len(sources, "MPI_Dist_graph_create"), sources.data(),
+  MPI_CXX_CALL(MPI_Dist_graph_create, mpi::handle(old), detail::range_size(sources, "MPI_Dist_graph_create"), sources.data(),
                degrees.data(), destinations.data(), detail::weights_or_unweighted(weights), mpi::handle(info),
                reorder ? 1 : 0, &c);
   return comm::from_native(c);

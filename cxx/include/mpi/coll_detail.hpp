@@ -137,8 +137,8 @@ MPI_CXX_ALWAYS_INLINE std::pair<int, int> peers_of(split const& s, comm_arg c) {
   return remember_peers(s, c);
 }
 
-// A varying buffer as its binding takes it: address, per-process counts and displacements,
-// then its datatype, or (Types, the w forms) its per-process datatypes. IntDispl is the
+// A varying buffer as its binding takes it, four arguments: ptr(), counts(), displs(), then
+// types(), its datatype or (Types, the w forms) its per-process datatypes. IntDispl is the
 // displacement type of the int binding (MPI_Aint for MPI_Neighbor_alltoallw).
 template <class B, class IntDispl = int, bool Types = false>
 class varying {
@@ -157,18 +157,15 @@ public:
   varying(varying const&) = delete;
   varying& operator=(varying const&) = delete;
 
-  static constexpr bool always_fits = counts_array::always_fits && displs_array::always_fits;
-  bool fits() const { return counts_.fits() && displs_.fits(); }
-  template <class L, class K>
-  MPI_CXX_ALWAYS_INLINE int pass(L form, K const& k) {
-    return k(mpi::ptr(b_), counts_.value(form), displs_.value(form), types());
-  }
-
-private:
+  auto ptr() const { return mpi::ptr(b_); }
+  counts_array& counts() { return counts_; }
+  displs_array& displs() { return displs_; }
   auto types() const {
     if constexpr (Types) return std::ranges::data(t_);
     else return t_;
   }
+
+private:
   B& b_;
   // The ranges as the buffer gives them (a reference, or a view held here for the call).
   counts_type c_;
@@ -181,12 +178,10 @@ private:
 // mpi::in_place as the send side of alltoallv: MPI ignores the counts, displacements and type.
 struct in_place_varying {
   in_place_varying(in_place_t const&, char const*, bool) noexcept {}
-  static constexpr bool always_fits = true;
-  bool fits() const noexcept { return true; }
-  template <class L, class K>
-  MPI_CXX_ALWAYS_INLINE int pass(L, K const& k) const {
-    return k(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL);
-  }
+  static void* ptr() noexcept { return MPI_IN_PLACE; }
+  static std::nullptr_t counts() noexcept { return nullptr; }
+  static std::nullptr_t displs() noexcept { return nullptr; }
+  static MPI_Datatype types() noexcept { return MPI_DATATYPE_NULL; }
 };
 
 }  // namespace mpi::detail

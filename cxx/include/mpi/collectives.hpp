@@ -44,7 +44,8 @@ MPI_CXX_ALWAYS_INLINE auto barrier_impl(F const& f, MPI_Info info, MPI_Comm comm
 
 template <mode M, class F, class B, class R>
 MPI_CXX_ALWAYS_INLINE auto bcast_impl(F const& f, MPI_Info info, MPI_Comm comm, B& b, R const& root) {
-  return invoke<M>(f, coll_tail{.info = info}, buf(b, f.template name<M>()), mpi::to_rank(root), comm);
+  return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(b), count_arg(b, f.template name<M>()), type_of(b),
+                   mpi::to_rank(root), comm);
 }
 
 // Whole-message buffers (gather, scatter, allgather, alltoall and neighbor_allgather,
@@ -72,8 +73,8 @@ MPI_CXX_ALWAYS_INLINE auto whole_impl(F const& f, MPI_Info info, comm_arg c, S& 
       indivisible(total, n, fn, recv ? "receive buffer" : "send buffer", comm);
     }
   };
-  return invoke<M>(f, coll_tail{.info = info}, buf_count(s, count(s, f.split.send, false)),
-                   buf_count(r, count(r, f.split.recv, true)), mpi::to_rank(root)..., comm);
+  return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(s), counted{count(s, f.split.send, false)}, type_of(s),
+                   mpi::ptr(r), counted{count(r, f.split.recv, true)}, type_of(r), mpi::to_rank(root)..., comm);
 }
 
 // A whole send buffer and a varying receive buffer (gatherv, allgatherv, neighbor_allgatherv).
@@ -81,16 +82,16 @@ template <mode M, class F, class S, class B, class... R>
 auto gatherv_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, R const&... root) {
   char const* fn = f.template name<M>();
   varying<B> rv(r, fn, M != mode::blocking);
-  return invoke<M>(f, coll_tail{.info = info}, buf_count(s, count_unless_in_place(s, fn)), rv,
-                   mpi::to_rank(root)..., comm);
+  return invoke<M>(f, coll_tail{.info = info}, mpi::ptr(s), counted{count_unless_in_place(s, fn)}, type_of(s),
+                   rv.ptr(), rv.counts(), rv.displs(), rv.types(), mpi::to_rank(root)..., comm);
 }
 
 template <mode M, class F, class S, class B, class R>
 auto scatterv_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r, R const& root) {
   char const* fn = f.template name<M>();
   varying<S> sv(s, fn, M != mode::blocking);
-  return invoke<M>(f, coll_tail{.info = info}, sv, buf_count(r, count_unless_in_place(r, fn)), mpi::to_rank(root),
-                   comm);
+  return invoke<M>(f, coll_tail{.info = info}, sv.ptr(), sv.counts(), sv.displs(), sv.types(), mpi::ptr(r),
+                   counted{count_unless_in_place(r, fn)}, type_of(r), mpi::to_rank(root), comm);
 }
 
 // Varying send and receive buffers (alltoallv, alltoallw and their neighborhood forms). The
@@ -104,7 +105,8 @@ auto alltoallv_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r) {
   char const* fn = f.template name<M>();
   std::conditional_t<is_in_place<S>, in_place_varying, varying<S, displ, types>> sv(s, fn, M != mode::blocking);
   varying<B, displ, types> rv(r, fn, M != mode::blocking);
-  return invoke<M>(f, coll_tail{.info = info}, sv, rv, comm);
+  return invoke<M>(f, coll_tail{.info = info}, sv.ptr(), sv.counts(), sv.displs(), sv.types(), rv.ptr(), rv.counts(),
+                   rv.displs(), rv.types(), comm);
 }
 
 // Count and datatype of a reduction: from the send buffer, or the receive buffer in place.

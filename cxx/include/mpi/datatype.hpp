@@ -32,7 +32,6 @@ template <class R>
 struct byte_displs : int_array<R, MPI_Count, MPI_Aint> {
   using int_array<R, MPI_Count, MPI_Aint>::int_array;
   static constexpr bool always_fits = true;
-  bool fits() const { return true; }
 };
 template <class R>
 byte_displs(R const&, char const*) -> byte_displs<R>;

@@ -149,12 +149,12 @@ inline constexpr auto file_write_ordered_forms = forms{MPI_CXX_COUNTED_FN(MPI_Fi
 // Every data access: (fh, [offset,] buf, count, datatype), then the status or the request.
 template <mode M, class F, class B, class... Offset>
 auto file_access(F const& f, MPI_Status* st, MPI_File fh, B& b, Offset... offset) {
-  return invoke<M>(f, recv_tail{st}, fh, offset..., buf(b, f.template name<M>()));
+  return invoke<M>(f, recv_tail{st}, fh, offset..., mpi::ptr(b), count_arg(b, f.template name<M>()), type_of(b));
 }
 // The _begin of a split collective: the same leading arguments, nothing after.
 template <class F, class B, class... Offset>
 void file_begin(F const& f, MPI_File fh, B& b, Offset... offset) {
-  call_with(f, fh, offset..., buf(b, f.name));
+  call_with(f, fh, offset..., mpi::ptr(b), count_arg(b, f.name), type_of(b));
 }
 
 inline int to_whence(seek_from w) noexcept {

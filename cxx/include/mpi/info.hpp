@@ -63,8 +63,8 @@ std::string info_string(T v) {
 }
 // A decimal integer as std::from_chars reads one: for signed types an optional '-', then
 // digits, nothing else, in T's range. Not from_chars itself: <charconv> has the compiler
-// instantiate its conversions for every integer type in each translation unit (60 M
-// instructions of the 3,100 M that compiling bench/compile_tu.cpp costs).
+// instantiate its conversions for every integer type in each translation unit (a fiftieth of
+// what compiling bench/compile_tu.cpp cost).
 template <info_integer T>
 bool parse_decimal(std::string const& s, T& out) {
   bool negative = false;
@@ -83,12 +83,9 @@ bool parse_decimal(std::string const& s, T& out) {
     out = static_cast<T>(u);
     return true;
   }
-  if (u == 0) {  // "-0"
-    out = 0;
-    return true;
-  }
-  if (u - 1 > static_cast<unsigned long long>(LLONG_MAX)) return false;
-  long long const v = -static_cast<long long>(u - 1) - 1;
+  // -u, with LLONG_MIN's magnitude one more than LLONG_MAX (conversion to signed is modular).
+  if (u > static_cast<unsigned long long>(LLONG_MAX) + 1) return false;
+  long long const v = static_cast<long long>(0ull - u);
   if (!std::in_range<T>(v)) return false;
   out = static_cast<T>(v);
   return true;
@@ -118,28 +115,40 @@ T info_parse(std::string const& key, std::string const& value) {
 // keys having been asked once, by begin().
 class info_sentinel {};
 
-class info_iterator {
+// A template (of the view it reads through), so that only a program that reads an entry
+// compiles the reading: a non-template's body makes every translation unit that includes this
+// header instantiate what it calls.
+template <class View>
+class basic_info_iterator {
 public:
   using iterator_concept = std::input_iterator_tag;
   using value_type = std::pair<std::string, std::string>;
   using difference_type = std::ptrdiff_t;
 
-  info_iterator() = default;
-  info_iterator(MPI_Info h, int n) noexcept : h_(h), n_(n) {}
+  basic_info_iterator() = default;
+  basic_info_iterator(MPI_Info h, int n) noexcept : h_(h), n_(n) {}
 
-  value_type operator*() const;
-  info_iterator& operator++() noexcept {
+  value_type operator*() const {
+    View const i{h_};
+    std::string key = i.nth_key(i_);
+    std::string value = i.get(key).value_or("");
+    return {std::move(key), std::move(value)};
+  }
+  basic_info_iterator& operator++() noexcept {
     ++i_;
     return *this;
   }
   void operator++(int) noexcept { ++i_; }
-  friend bool operator==(info_iterator const& it, info_sentinel) noexcept { return it.i_ >= it.n_; }
+  friend bool operator==(basic_info_iterator const& it, info_sentinel) noexcept { return it.i_ >= it.n_; }
 
 private:
   MPI_Info h_ = MPI_INFO_NULL;
   int i_ = 0;
   int n_ = 0;
 };
+
+class info_view;
+using info_iterator = basic_info_iterator<info_view>;
 
 class info;
 
@@ -230,13 +239,6 @@ public:
     return i;
   }
 };
-
-inline info_iterator::value_type info_iterator::operator*() const {
-  info_view const i{h_};
-  std::string key = i.nth_key(i_);
-  std::string value = i.get(key).value_or("");
-  return {std::move(key), std::move(value)};
-}
 
 template <class D>
 info info_ops<D>::dup() const {

@@ -5,8 +5,8 @@
 //
 // Each pair of C bindings is one value, detail::counted_fn<&MPI_Xxx, &MPI_Xxx_c> (made by
 // MPI_CXX_COUNTED_FN). detail::call_with picks the binding and passes it the arguments; a
-// counted argument (a count, a buffer, a count array) hands itself on in that binding's types,
-// so every operation writes its argument list once for both bindings.
+// counted argument (a count, a buffer's count, a count array) converts itself to that
+// binding's types, so every operation writes its argument list once for both bindings.
 #pragma once
 
 #include <mpi/buffer.hpp>
@@ -15,6 +15,7 @@
 #include <mpi/std_parts.hpp>
 
 #include <climits>
+#include <concepts>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -59,7 +60,7 @@ bool range_fits_int(R const& r) {
 // MPI_Aint* (Wide). When the caller's element type is already the one the binding takes,
 // the caller's array is passed as is; otherwise (blocking calls only) it is converted once
 // into storage owned by this object, which lives for the duration of the call. It is also
-// a counted argument (see call_with): it yields the Narrow or the Wide array.
+// a counted argument (see call_with): it converts to the Narrow or the Wide array.
 template <class R, class Wide = MPI_Count, class Narrow = int>
 class int_array {
 public:
@@ -102,10 +103,11 @@ public:
     if constexpr (always_fits) return true;
     else return range_fits_int(r_) && !(keep_ && !exact<Narrow> && exact<Wide>);
   }
-  // The array as form L's binding takes it.
-  template <class L>
-  auto const* value(L) {
-    return get<std::conditional_t<L::value, Wide, Narrow>>(keep_);
+  // The array as the binding takes it.
+  template <class T>
+    requires(std::is_same_v<T, Narrow> || std::is_same_v<T, Wide>)
+  MPI_CXX_ALWAYS_INLINE operator T const*() {
+    return get<T>(keep_);
   }
 
 private:
@@ -142,12 +144,6 @@ int_array(R const&, char const*, bool) -> int_array<R>;
 
 // --- Calling an int-count binding or its _c twin ---------------------------------------
 
-// The element type of counts in the int (Large = false) and _c bindings.
-template <bool Large>
-using count_t = std::conditional_t<Large, MPI_Count, int>;
-using int_form = std::false_type;
-using large_form = std::true_type;
-
 // One MPI procedure and its large-count twin: Int is &MPI_Xxx, Large is &MPI_Xxx_c, or
 // nullptr where the MPI has no _c form; Int is nullptr where the MPI lacks the procedure
 // altogether (made by the MPI_CXX_*_FN macros below).
@@ -158,34 +154,12 @@ struct counted_fn {
   static constexpr auto int_fn = Int;
 };
 
-// Calls call(form, fn) -> int with the int binding when `fits`, else with the _c binding;
-// form is int_form or large_form, so the arguments can be built in the binding's types.
-// IntOnly: the arguments' types say the int binding serves, and the _c call is not compiled.
-template <bool IntOnly, auto Int, auto Large, class Call>
-MPI_CXX_ALWAYS_INLINE void call_counted(counted_fn<Int, Large> const& f, bool fits, Call&& call) {
-  if constexpr (std::is_null_pointer_v<decltype(Int)>) {
-    (void)fits, (void)call;
-    unsupported(f.name);
-  } else if constexpr (IntOnly) {
-    (void)fits;
-    check(call(int_form{}, Int), f.name);
-  } else if (fits) {
-    check(call(int_form{}, Int), f.name);
-  } else if constexpr (std::is_null_pointer_v<decltype(Large)>) {
-    fail(MPI_ERR_COUNT, f.name,
-         "a count does not fit in int (or a count array is of the large-count type) and this MPI "
-         "has no large-count (_c) bindings");
-  } else {
-    check(call(large_form{}, Large), f.name_c);
-  }
-}
-
-// A counted argument says whether the int binding serves it (fits()) and gives what it stands
-// for in form L's types: one value (a count, a count array) as a.value(form), or several (a
-// buffer: address, count, datatype) handed to a continuation: a.pass(form, k) returns
-// k(values...). The arguments reach the binding through continuations rather than a
-// concatenation of std::tuples, whose instantiations were a fifth of what compiling
-// bench/compile_tu.cpp cost.
+// A counted argument says whether the int binding serves it (fits()) and converts itself to
+// what either binding takes at its place: an int or an MPI_Count (MPI_Aint), an int const* or
+// an MPI_Count const* (MPI_Aint const*). So the arguments reach either binding as they are, in
+// one call, and the compiler has no per-argument function to optimize: an argument's value
+// built in each binding's types by a function of its own, or handed on through continuations,
+// was an eighth of what compiling bench/compile_tu.cpp's four calls cost.
 template <class A>
 concept counted_arg = requires(A& a) {
   { a.fits() } -> std::convertible_to<bool>;
@@ -198,85 +172,60 @@ constexpr bool fits_by_type() {
   else if constexpr (requires { A::always_fits; }) return A::always_fits;
   else return false;
 }
-template <class A, class L>
-concept single_valued = !counted_arg<A> || requires(A& a, L form) { a.value(form); };
-template <class L, class A>
-MPI_CXX_ALWAYS_INLINE decltype(auto) value_in(L form, A& a) {
-  if constexpr (counted_arg<A>) return a.value(form);
-  else return (a);
-}
 template <class A>
 MPI_CXX_ALWAYS_INLINE bool arg_fits(A& a) {
-  if constexpr (counted_arg<A>) return a.fits();
-  else return true;
+  if constexpr (fits_by_type<A>()) return true;
+  else return a.fits();
 }
 
-// k(the values of a, then those of rest...), each in form L's types.
-template <class L, class K>
-MPI_CXX_ALWAYS_INLINE int hand_on(L, K const& k) {
-  return k();
-}
-// Arguments that stand for one value each go in one call; a continuation is made only for one
-// that stands for several and is followed by another such. (Each continuation's lambda is a new
-// type in every call, which the compiler optimizes one by one: one per argument cost
-// bench/compile_tu.cpp a sixth more.)
-template <class L, class K, class A, class... Rest>
-MPI_CXX_ALWAYS_INLINE int hand_on(L form, K const& k, A& a, Rest&... rest) {
-  if constexpr (single_valued<A, L> && (single_valued<Rest, L> && ...)) {
-    return k(value_in(form, a), value_in(form, rest)...);
-  } else if constexpr ((single_valued<Rest, L> && ...)) {
-    return a.pass(form, [&](auto... x) MPI_CXX_ALWAYS_INLINE_LAMBDA { return k(x..., value_in(form, rest)...); });
-  } else {
-    auto then = [&](auto... x) MPI_CXX_ALWAYS_INLINE_LAMBDA {
-      return hand_on(form, [&](auto... y) MPI_CXX_ALWAYS_INLINE_LAMBDA { return k(x..., y...); }, rest...);
-    };
-    if constexpr (single_valued<A, L>) return then(value_in(form, a));
-    else return a.pass(form, then);
-  }
-}
-
-// Calls the binding of `f` that every counted argument fits, with all arguments in its types.
+// Calls the binding of `f` that every counted argument fits: the int binding when all fit,
+// else the _c binding. Where the arguments' types say the int binding serves, the _c call is
+// not compiled.
 template <auto Int, auto Large, class... A>
 MPI_CXX_ALWAYS_INLINE void call_with(counted_fn<Int, Large> const& f, A&&... a) {
-  constexpr bool int_only = (fits_by_type<std::remove_cvref_t<A>>() && ...);
-  call_counted<int_only>(f, (arg_fits(a) && ...), [&](auto form, auto fn) MPI_CXX_ALWAYS_INLINE_LAMBDA {
-    return hand_on(form, fn, a...);
-  });
+  if constexpr (std::is_null_pointer_v<decltype(Int)>) {
+    unsupported(f.name);
+  } else if constexpr ((fits_by_type<std::remove_cvref_t<A>>() && ...)) {
+    check(Int(a...), f.name);
+  } else if ((arg_fits(a) && ...)) {
+    check(Int(a...), f.name);
+  } else if constexpr (std::is_null_pointer_v<decltype(Large)>) {
+    fail(MPI_ERR_COUNT, f.name,
+         "a count does not fit in int (or a count array is of the large-count type) and this MPI "
+         "has no large-count (_c) bindings");
+  } else {
+    check(Large(a...), f.name_c);
+  }
 }
 
 // A single count.
 struct counted {
   MPI_Count n;
   bool fits() const { return std::in_range<int>(n); }
-  template <class L>
-  MPI_CXX_ALWAYS_INLINE count_t<L::value> value(L) const {
-    return static_cast<count_t<L::value>>(n);
+  template <std::integral T>
+  MPI_CXX_ALWAYS_INLINE operator T() const {
+    return static_cast<T>(n);
   }
 };
 
-// A buffer as (address, count, datatype). N is the count as the buffer gives it (a vector's
-// size_t): whether the int binding serves is one compare on it, and its conversion to
-// MPI_Count, with the check of its range, is made only where the _c binding is taken.
-template <class B, class N = MPI_Count>
-struct buf_arg {
-  B& b;
+// The count of a buffer (mpi::ptr(b), count_arg(b, fn), type_of(b) are its three arguments),
+// as the buffer gives it (a vector's size_t): whether the int binding serves is one compare
+// on it, and its conversion to MPI_Count, with the check of its range, is made only where the
+// _c binding is taken.
+template <class N>
+struct buffer_count {
   N n;
   char const* function;
   bool fits() const { return !std::cmp_less(n, 0) && std::cmp_less_equal(n, INT_MAX); }
-  template <class L, class K>
-  MPI_CXX_ALWAYS_INLINE int pass(L, K const& k) const {
-    if constexpr (L::value) return k(mpi::ptr(b), to_count(n, function), type_of(b));
-    else return k(mpi::ptr(b), static_cast<int>(n), type_of(b));
+  template <std::integral T>
+  MPI_CXX_ALWAYS_INLINE operator T() const {
+    if constexpr (std::is_same_v<T, int>) return static_cast<int>(n);
+    else return static_cast<T>(to_count(n, function));
   }
 };
-// The whole buffer, or `n` elements of it (a collective's count per peer process).
 template <class B>
-MPI_CXX_ALWAYS_INLINE auto buf(B& b, char const* function) {
-  return buf_arg<B, std::remove_cvref_t<decltype(mpi::count(b))>>{b, mpi::count(b), function};
-}
-template <class B>
-MPI_CXX_ALWAYS_INLINE buf_arg<B> buf_count(B& b, MPI_Count n) {
-  return {b, n, nullptr};
+MPI_CXX_ALWAYS_INLINE auto count_arg(B const& b, char const* function) {
+  return buffer_count<std::remove_cvref_t<decltype(mpi::count(b))>>{mpi::count(b), function};
 }
 
 // Parameter I of the C binding Fn (as declared, and with pointer and const removed): lets

@@ -131,21 +131,22 @@ MPI_Datatype target_type(target const& t, B const& origin) {
 template <mode M, class F, class B>
 auto put_get(F const& f, B& origin, target const& t, MPI_Win w) {
   char const* fn = f.template name<M>();
-  return invoke<M>(f, send_tail{}, buf(origin, fn), t.rank, t.disp, target_count(t, origin, fn),
-                   target_type(t, origin), w);
+  return invoke<M>(f, send_tail{}, mpi::ptr(origin), count_arg(origin, fn), type_of(origin), t.rank, t.disp,
+                   target_count(t, origin, fn), target_type(t, origin), w);
 }
 // accumulate, raccumulate: the same and the op.
 template <mode M, class B>
 auto accumulate(B& origin, target const& t, MPI_Op op, MPI_Win w) {
   char const* fn = accumulate_forms.name<M>();
-  return invoke<M>(accumulate_forms, send_tail{}, buf(origin, fn), t.rank, t.disp, target_count(t, origin, fn),
-                   target_type(t, origin), op, w);
+  return invoke<M>(accumulate_forms, send_tail{}, mpi::ptr(origin), count_arg(origin, fn), type_of(origin), t.rank,
+                   t.disp, target_count(t, origin, fn), target_type(t, origin), op, w);
 }
 // get_accumulate, rget_accumulate: the result buffer after the origin.
 template <mode M, class B, class R>
 auto get_accumulate(B& origin, R& result, target const& t, MPI_Op op, MPI_Win w) {
   char const* fn = get_accumulate_forms.name<M>();
-  return invoke<M>(get_accumulate_forms, send_tail{}, buf(origin, fn), buf(result, fn), t.rank, t.disp,
+  return invoke<M>(get_accumulate_forms, send_tail{}, mpi::ptr(origin), count_arg(origin, fn), type_of(origin),
+                   mpi::ptr(result), count_arg(result, fn), type_of(result), t.rank, t.disp,
                    target_count(t, origin, fn), target_type(t, origin), op, w);
 }
 

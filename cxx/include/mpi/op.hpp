@@ -124,11 +124,13 @@ template <int Slot>
 void slot_trampoline(void* in, void* inout, int* len, MPI_Datatype*) {
   op_slots()[Slot].fn(in, inout, *len);
 }
+// The trampoline of slot i. A table made only where a callable with state becomes an op: made
+// at namespace scope, it instantiated every trampoline in every translation unit.
 template <int... I>
-constexpr std::array<MPI_User_function*, sizeof...(I)> make_slot_table(std::integer_sequence<int, I...>) {
-  return {&slot_trampoline<I>...};
+MPI_User_function* slot_trampoline_at(int i, std::integer_sequence<int, I...>) {
+  static constexpr MPI_User_function* table[] = {&slot_trampoline<I>...};
+  return table[i];
 }
-inline constexpr auto slot_table = make_slot_table(std::make_integer_sequence<int, op_slot_count>{});
 
 template <class T, class F>
 void stateless_trampoline(void* in, void* inout, int* len, MPI_Datatype*) {
@@ -190,7 +192,9 @@ public:
           auto* b = static_cast<T*>(inout);
           for (int k = 0; k < n; ++k) b[k] = f(a[k], b[k]);
         };
-        int err = MPI_Op_create(detail::slot_table[i], commutative ? 1 : 0, &h);
+        auto* const trampoline =
+            detail::slot_trampoline_at(i, std::make_integer_sequence<int, detail::op_slot_count>{});
+        int err = MPI_Op_create(trampoline, commutative ? 1 : 0, &h);
         if (err != MPI_SUCCESS) {
           slots[i].fn = nullptr;
           throw mpi_error(err, "MPI_Op_create");

@@ -9,6 +9,7 @@
 #include <mpi/request.hpp>
 #include <mpi/status.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <span>
 #include <utility>
@@ -45,22 +46,24 @@ inline constexpr auto sendrecv_replace_forms =
 // send, bsend, ssend, rsend, recv in every form: (buf, count, datatype, peer, tag, comm).
 template <mode M, class F, class T, class B, class R, class G, class C>
 MPI_CXX_ALWAYS_INLINE auto p2p(F const& f, T const& trailing, B& buf, R const& peer, G const& tag, C const& comm) {
-  return invoke<M>(f, trailing, detail::buf(buf, f.template name<M>()), mpi::to_rank(peer), mpi::to_tag(tag),
-                   mpi::handle(comm));
+  return invoke<M>(f, trailing, mpi::ptr(buf), count_arg(buf, f.template name<M>()), type_of(buf), mpi::to_rank(peer),
+                   mpi::to_tag(tag), mpi::handle(comm));
 }
 
 template <mode M, class S, class RD, class TS, class B, class RS, class TR, class C>
 auto sendrecv(MPI_Status* st, S& sbuf, RD const& dest, TS const& sendtag, B& rbuf, RS const& source,
               TR const& recvtag, C const& comm) {
   char const* fn = sendrecv_forms.name<M>();
-  return invoke<M>(sendrecv_forms, recv_tail{st}, detail::buf(sbuf, fn), mpi::to_rank(dest), mpi::to_tag(sendtag),
-                   detail::buf(rbuf, fn), mpi::to_rank(source), mpi::to_tag(recvtag), mpi::handle(comm));
+  return invoke<M>(sendrecv_forms, recv_tail{st}, mpi::ptr(sbuf), count_arg(sbuf, fn), type_of(sbuf),
+                   mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::ptr(rbuf), count_arg(rbuf, fn), type_of(rbuf),
+                   mpi::to_rank(source), mpi::to_tag(recvtag), mpi::handle(comm));
 }
 
 template <mode M, class B, class RD, class TS, class RS, class TR, class C>
 auto sendrecv_replace(MPI_Status* st, B& buf, RD const& dest, TS const& sendtag, RS const& source, TR const& recvtag,
                       C const& comm) {
-  return invoke<M>(sendrecv_replace_forms, recv_tail{st}, detail::buf(buf, sendrecv_replace_forms.name<M>()),
+  char const* fn = sendrecv_replace_forms.name<M>();
+  return invoke<M>(sendrecv_replace_forms, recv_tail{st}, mpi::ptr(buf), count_arg(buf, fn), type_of(buf),
                    mpi::to_rank(dest), mpi::to_tag(sendtag), mpi::to_rank(source), mpi::to_tag(recvtag),
                    mpi::handle(comm));
 }
@@ -209,16 +212,32 @@ template <recv_buffer B, rank_like RD, tag_like TS, rank_like RS, tag_like TR, c
   return detail::sendrecv_replace<detail::mode::nonblocking>(nullptr, buf, dest, sendtag, source, recvtag, comm);
 }
 
-// The buffer used by bsend; it must stay valid until detached.
-inline void buffer_attach(std::span<std::byte> b) {
-  MPI_CXX_CALL(MPI_Buffer_attach, b.data(), detail::checked_int(b.size(), MPI_ERR_COUNT, "MPI_Buffer_attach"));
+namespace detail {
+template <class B>
+concept byte_like = std::same_as<B, std::byte> || std::same_as<B, char> || std::same_as<B, unsigned char>;
+// Storage bsend may copy messages into: contiguous bytes that outlive the call (an lvalue or a
+// view; a temporary container would be freed while attached).
+template <class R>
+concept attachable_bytes = contiguous_sized<R&> && std::ranges::borrowed_range<R> && byte_like<range_element_t<R&>>;
+}  // namespace detail
+
+// The buffer bsend copies messages into; it must stay valid until detached. Both are templates
+// so that std::span<std::byte> and its constructors are compiled only where they are called:
+// in every translation unit that includes this header they cost a fortieth of compiling
+// bench/compile_tu.cpp.
+template <class R>
+  requires detail::attachable_bytes<R>
+void buffer_attach(R&& bytes) {
+  MPI_CXX_CALL(MPI_Buffer_attach, detail::data_of(bytes),
+               detail::checked_int(detail::size_of(bytes), MPI_ERR_COUNT, "MPI_Buffer_attach"));
 }
 // Blocks until all buffered messages are delivered; returns the detached buffer.
-inline std::span<std::byte> buffer_detach() {
+template <detail::byte_like Byte = std::byte>
+std::span<Byte> buffer_detach() {
   void* p = nullptr;
   int n = 0;
   MPI_CXX_CALL(MPI_Buffer_detach, &p, &n);
-  return {static_cast<std::byte*>(p), static_cast<std::size_t>(n)};
+  return {static_cast<Byte*>(p), static_cast<std::size_t>(n)};
 }
 // Bytes MPI needs in the attached buffer for one bsend of `count` elements of `type`.
 template <datatype_handle D>

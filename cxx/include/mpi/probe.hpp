@@ -78,7 +78,8 @@ inline constexpr auto mrecv_forms =
 
 template <mode M, class B, class Msg>
 auto mrecv(MPI_Status* st, B& buf, Msg& msg) {
-  return invoke<M>(mrecv_forms, recv_tail{st}, detail::buf(buf, mrecv_forms.name<M>()), mpi::handle_ptr(msg));
+  return invoke<M>(mrecv_forms, recv_tail{st}, mpi::ptr(buf), count_arg(buf, mrecv_forms.name<M>()), type_of(buf),
+                   mpi::handle_ptr(msg));
 }
 }  // namespace detail
 

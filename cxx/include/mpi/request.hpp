@@ -309,43 +309,37 @@ forms(B, N, P) -> forms<B, N, P>;
 template <class B, class N, class P, class X>
 forms(B, N, P, X) -> forms<B, N, P, X>;
 
-// The trailing arguments of each form.
+// The trailing arguments of each form: the blocking form's status (Status), the persistent
+// form's info (Info), the request of the others.
 template <bool Status, bool Info>
 struct tail {
+  static constexpr bool has_status = Status;
+  static constexpr bool has_info = Info;
   MPI_Status* status = nullptr;
   MPI_Info info = MPI_INFO_NULL;
-
-  // k(form M's trailing arguments).
-  template <mode M, class K>
-  MPI_CXX_ALWAYS_INLINE void pass(MPI_Request* req, K const& k) const {
-    if constexpr (M == mode::blocking) {
-      if constexpr (Status) k(status);
-      else k();
-    } else if constexpr (M == mode::persistent && Info) {
-      k(info, req);
-    } else {
-      k(req);
-    }
-  }
 };
 using send_tail = tail<false, false>;  // sends, partitioned
 using recv_tail = tail<true, false>;   // receives, sendrecv, mrecv
 using coll_tail = tail<false, true>;   // collectives
 
 // Calls form M of `f` with the leading arguments `a` (counted arguments among them, see
-// call_with); returns the request of the nonblocking and persistent forms.
+// call_with), then the form's trailing ones; returns the request of the nonblocking and
+// persistent forms.
 template <mode M, class F, class T, class... A>
   requires(M == mode::blocking)
 MPI_CXX_ALWAYS_INLINE void invoke(F const& f, T const& trailing, A&&... a) {
   // No request: none to construct, none for the compiler to prove null before it drops the
   // destructor's free.
-  trailing.template pass<M>(nullptr, [&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); });
+  if constexpr (T::has_status) call_with(f.template get<M>(), a..., trailing.status);
+  else call_with(f.template get<M>(), a...);
 }
 template <mode M, class F, class T, class... A>
   requires(M != mode::blocking)
 MPI_CXX_ALWAYS_INLINE request invoke(F const& f, T const& trailing, A&&... a) {
   request req;
-  trailing.template pass<M>(req.mpi_handle_ptr(), [&](auto... t) MPI_CXX_ALWAYS_INLINE_LAMBDA { call_with(f.template get<M>(), a..., t...); });
+  if constexpr (M == mode::persistent && T::has_info)
+    call_with(f.template get<M>(), a..., trailing.info, req.mpi_handle_ptr());
+  else call_with(f.template get<M>(), a..., req.mpi_handle_ptr());
   return req;
 }
 

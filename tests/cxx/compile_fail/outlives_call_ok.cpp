@@ -248,4 +248,13 @@ void io_calls(mpi::file_view fh) {
   r.wait();
   fh.write_all_begin(std::span<int const>(v));
   fh.write_all_end(v);
+
+  // bsend's buffer: an lvalue container, or a view of one; detached as std::byte or char.
+  std::vector<std::byte> bytes(1024);
+  std::vector<char> chars(1024);
+  mpi::buffer_attach(bytes);
+  std::span<std::byte> const detached = mpi::buffer_detach();
+  mpi::buffer_attach(std::span<char>(chars));
+  std::span<char> const as_chars = mpi::buffer_detach<char>();
+  (void)detached, (void)as_chars;
 }

@@ -98,11 +98,9 @@ public:
   }
 
   // The int binding serves when the values fit, unless the array must be passed as is
-  // and is already of the wide type.
-  bool fits() const {
-    if constexpr (always_fits) return true;
-    else return range_fits_int(r_) && !(keep_ && !exact<Narrow> && exact<Wide>);
-  }
+  // and is already of the wide type. Asked only where the element type does not decide
+  // (always_fits; see arg_fits).
+  bool fits() const { return range_fits_int(r_) && !(keep_ && !exact<Narrow> && exact<Wide>); }
   // The array as the binding takes it.
   template <class T>
     requires(std::is_same_v<T, Narrow> || std::is_same_v<T, Wide>)

@@ -96,7 +96,7 @@ template <request_handle_ptr R>
 void pready_list(std::span<int const> partitions, R& req) {
 #if MPI_CXX_HAS_PARTITIONED
   // MPICH 4.0 declares the array non-const; MPI does not write it.
-  MPI_CXX_CALL(MPI_Pready_list, detail::checked_int(partitions.size(), MPI_ERR_COUNT, "MPI_Pready_list"),
+  MPI_CXX_CALL(MPI_Pready_list, detail::range_size(partitions, "MPI_Pready_list"),
                const_cast<int*>(partitions.data()), *mpi::handle_ptr(req));
 #else
   (void)partitions, (void)req;

@@ -228,8 +228,7 @@ concept attachable_bytes = contiguous_sized<R&> && std::ranges::borrowed_range<R
 template <class R>
   requires detail::attachable_bytes<R>
 void buffer_attach(R&& bytes) {
-  MPI_CXX_CALL(MPI_Buffer_attach, detail::data_of(bytes),
-               detail::checked_int(detail::size_of(bytes), MPI_ERR_COUNT, "MPI_Buffer_attach"));
+  MPI_CXX_CALL(MPI_Buffer_attach, detail::data_of(bytes), detail::range_size(bytes, "MPI_Buffer_attach"));
 }
 // Blocks until all buffered messages are delivered; returns the detached buffer.
 template <detail::byte_like Byte = std::byte>

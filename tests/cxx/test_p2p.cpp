@@ -176,6 +176,16 @@ TEST(Buffer, StandardContainersGiveWhatTheirRangesGive) {
   EXPECT_EQ(sv.mpi_ptr(), v.data());
   EXPECT_EQ(sv.mpi_counts().data(), counts.data());
   EXPECT_EQ(sv.mpi_displs().size(), 2u);
+  // They read as a range and convert to std::span, as the std::span they once were did.
+  std::span<int const> counts_span = sv.mpi_counts();
+  EXPECT_EQ(counts_span.data(), counts.data());
+  EXPECT_EQ(counts_span.size(), 2u);
+  int sum = 0;
+  for (int c : sv.mpi_counts()) sum += c;
+  EXPECT_EQ(sum, 3);
+  EXPECT_EQ(sv.mpi_displs()[0], 1);
+  EXPECT_EQ(std::ranges::data(mpi::counts(sv)), counts.data());  // a borrowed range: an rvalue will do
+  EXPECT_FALSE(sv.mpi_displs().empty());
   int raw_counts[2] = {1, 1};
   mpi::mpi_span_v<double> from_pointer(v.data(), raw_counts, std::span<int const>(displs));
   EXPECT_EQ(from_pointer.mpi_counts().data(), raw_counts);

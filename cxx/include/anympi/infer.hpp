@@ -181,7 +181,7 @@ void infer(reduce_scatter_op const& op, mpi::comm_view comm, S&, R& r, K const& 
 template <class S, class R>
 void infer(neighbor_allgather_op, mpi::comm_view comm, S& s, R& r) {
   if constexpr (deferred_count<R>)
-    r.mpi_set_count(detail::count_of(s) * mpi::detail::neighbor_degrees(comm.native()).first);
+    r.mpi_set_count(detail::count_of(s) * mpi::detail::neighbor_degrees(comm.native()).from);
 }
 template <class S, class R>
 void infer(neighbor_alltoall_op, mpi::comm_view comm, S& s, R& r) {
@@ -194,14 +194,14 @@ template <class S, class R>
 void infer(neighbor_allgatherv_op, mpi::comm_view comm, S& s, R& r) {
   if constexpr (deferred_counts<R>) {
     int const n = static_cast<int>(detail::count_of(s));
-    auto const in = static_cast<std::size_t>(mpi::detail::neighbor_degrees(comm.native()).first);
+    auto const in = static_cast<std::size_t>(mpi::detail::neighbor_degrees(comm.native()).from);
     mpi::neighbor_allgather(n, r.mpi_counts_to_fill(in), comm);
   }
 }
 template <class S, class R>
 void infer(neighbor_alltoallv_op, mpi::comm_view comm, S& s, R& r) {
   if constexpr (deferred_counts<R>) {
-    auto const in = static_cast<std::size_t>(mpi::detail::neighbor_degrees(comm.native()).first);
+    auto const in = static_cast<std::size_t>(mpi::detail::neighbor_degrees(comm.native()).from);
     mpi::neighbor_alltoall(detail::int_counts(s), r.mpi_counts_to_fill(in), comm);
   }
 }

@@ -88,6 +88,10 @@ template <class T, std::size_t E>
 struct std_contiguous<std::span<T, E>> : std::true_type {};
 template <class C, class Tr, class A>
 struct std_contiguous<std::basic_string<C, Tr, A>> : std::true_type {};
+template <class E>
+class array_ref;
+template <class E>
+struct std_contiguous<array_ref<E>> : std::true_type {};
 template <class R>
 concept std_container = std_contiguous<std::remove_cvref_t<R>>::value;
 
@@ -151,10 +155,35 @@ constexpr auto size_of(R&& r) {
 // A contiguous range whose elements a span of E can refer to (std::span's rule).
 template <class R, class E>
 concept array_of = contiguous_sized<R const&> && std::is_convertible_v<range_element_t<R const&> (*)[], E (*)[]>;
-template <class E, class R>
-std::span<E> span_over(R const& r) noexcept {
-  return {data_of(r), size_of(r)};
-}
+// A contiguous array the caller owns: what mpi_span_v holds for its counts and displacements.
+// Not std::span, whose class and (pointer, count) constructor, with its iterator concepts, cost a
+// translation unit about 150 M of g++'s instructions per element type (half of what
+// bench/compile_tu.cpp's alltoallv cost); it converts to std::span<E> where one is wanted.
+template <class E>
+class array_ref {
+public:
+  using value_type = std::remove_cv_t<E>;
+  array_ref(E* p, std::size_t n) noexcept : p_(p), n_(n) {}
+  E* data() const noexcept { return p_; }
+  std::size_t size() const noexcept { return n_; }
+  bool empty() const noexcept { return n_ == 0; }
+  E* begin() const noexcept { return p_; }
+  E* end() const noexcept { return p_ + n_; }
+  E& operator[](std::size_t i) const noexcept { return p_[i]; }
+
+private:
+  E* p_;
+  std::size_t n_;
+};
+}  // namespace detail
+}  // namespace mpi
+// It refers to the caller's arrays, so std::ranges::data and the like take it as an rvalue.
+namespace std::ranges {
+template <class E>
+inline constexpr bool enable_borrowed_range<mpi::detail::array_ref<E>> = true;
+}  // namespace std::ranges
+namespace mpi {
+namespace detail {
 
 template <class T>
 concept single_object = mapped_type<T> && !std::ranges::range<T>;
@@ -338,32 +367,33 @@ template <class T, class Count = int, class Displ = Count>
 class mpi_span_v {
 public:
   // The counts and displacements: any contiguous arrays a std::span<Count const> /
-  // std::span<Displ const> could refer to, taken without std::span's own (costly) range checks.
+  // std::span<Displ const> could refer to, taken without std::span's own (costly) range checks
+  // and held as detail::array_ref (data(), size(), begin(), end(), [], converts to std::span).
   template <detail::array_of<Count const> C, detail::array_of<Displ const> D>
   mpi_span_v(T* p, C const& counts, D const& displs, MPI_Datatype t) noexcept
-      : p_(p), counts_(detail::span_over<Count const>(counts)), displs_(detail::span_over<Displ const>(displs)),
-        t_(t) {}
+      : p_(p), counts_(detail::data_of(counts), detail::size_of(counts)),
+        displs_(detail::data_of(displs), detail::size_of(displs)), t_(t) {}
   template <detail::array_of<Count const> C, detail::array_of<Displ const> D>
     requires mapped_type<T>
   mpi_span_v(T* p, C const& counts, D const& displs) noexcept
-      : p_(p), counts_(detail::span_over<Count const>(counts)), displs_(detail::span_over<Displ const>(displs)),
-        t_(datatype_of<T>()) {}
+      : p_(p), counts_(detail::data_of(counts), detail::size_of(counts)),
+        displs_(detail::data_of(displs), detail::size_of(displs)), t_(datatype_of<T>()) {}
   template <class R, detail::array_of<Count const> C, detail::array_of<Displ const> D>
     requires detail::contiguous<R> && mapped_type<detail::range_value_t<R>> &&
              std::convertible_to<detail::range_element_t<R>*, T*>
   mpi_span_v(R&& r, C const& counts, D const& displs)
-      : p_(detail::data_of(r)), counts_(detail::span_over<Count const>(counts)),
-        displs_(detail::span_over<Displ const>(displs)), t_(datatype_of<detail::range_value_t<R>>()) {}
+      : p_(detail::data_of(r)), counts_(detail::data_of(counts), detail::size_of(counts)),
+        displs_(detail::data_of(displs), detail::size_of(displs)), t_(datatype_of<detail::range_value_t<R>>()) {}
 
   T* mpi_ptr() const noexcept { return p_; }
-  std::span<Count const> mpi_counts() const noexcept { return counts_; }
-  std::span<Displ const> mpi_displs() const noexcept { return displs_; }
+  detail::array_ref<Count const> mpi_counts() const noexcept { return counts_; }
+  detail::array_ref<Displ const> mpi_displs() const noexcept { return displs_; }
   MPI_Datatype mpi_type() const noexcept { return t_; }
 
 private:
   T* p_;
-  std::span<Count const> counts_;
-  std::span<Displ const> displs_;
+  detail::array_ref<Count const> counts_;
+  detail::array_ref<Displ const> displs_;
   MPI_Datatype t_;
 };
 

@@ -84,9 +84,9 @@ struct op_arg<T, F> {
 // over that number (only at the root, for rooted collectives), the other side passes its
 // whole count.
 struct split {
-  std::pair<int, int> (*peers)(MPI_Comm);
+  comm_kind::peers (*peers)(MPI_Comm);
   // Where an mpi::comm or a comm_view remembers them.
-  std::pair<int, int> comm_kind::facts::*remembered;
+  comm_kind::peers comm_kind::facts::*remembered;
   bool send;
   bool recv;
 };
@@ -96,7 +96,7 @@ struct split {
 // one peer divides nothing); any other communicator is asked once per mpi::comm or comm_view
 // that names it (comm_arg below), each time it is given as a native handle (which may name
 // another communicator once it is freed).
-inline std::pair<int, int> group_peers(MPI_Comm c) {
+inline comm_kind::peers group_peers(MPI_Comm c) {
   int n = 0;
   if (c == MPI_COMM_WORLD) {
     static int const world = [] {
@@ -128,12 +128,12 @@ MPI_CXX_ALWAYS_INLINE comm_arg comm_arg_of(C const& c) {
   else return {mpi::handle(c), nullptr};
 }
 // The peers of `s` on `c`, asked of MPI, and remembered where the argument remembers them.
-inline std::pair<int, int> remember_peers(split const& s, comm_arg c) {
+inline comm_kind::peers remember_peers(split const& s, comm_arg c) {
   return c.facts->*s.remembered = s.peers(c.handle);
 }
-MPI_CXX_ALWAYS_INLINE std::pair<int, int> peers_of(split const& s, comm_arg c) {
+MPI_CXX_ALWAYS_INLINE comm_kind::peers peers_of(split const& s, comm_arg c) {
   if (!c.facts) return s.peers(c.handle);
-  if (auto const known = c.facts->*s.remembered; known.first >= 0) return known;
+  if (auto const known = c.facts->*s.remembered; known.from >= 0) return known;
   return remember_peers(s, c);
 }
 

@@ -57,7 +57,7 @@ template <mode M, class F, class S, class B, class... R>
 MPI_CXX_ALWAYS_INLINE auto whole_impl(F const& f, MPI_Info info, comm_arg c, S& s, B& r, R const&... root) {
   char const* fn = f.template name<M>();
   MPI_Comm const comm = c.handle;
-  std::pair<int, int> peers{-1, -1};
+  comm_kind::peers peers;
   auto count = [&]<class X>(X& x, bool divided, bool recv) MPI_CXX_ALWAYS_INLINE_LAMBDA -> MPI_Count {
     if constexpr (is_in_place<X>) return 0;
     else {
@@ -65,8 +65,8 @@ MPI_CXX_ALWAYS_INLINE auto whole_impl(F const& f, MPI_Info info, comm_arg c, S& 
       // MPI_COMM_SELF has one peer: nothing divides, nothing is asked (neither of MPI nor of
       // what the communicator argument remembers), and the common case folds to the count.
       if (!divided || total == 0 || comm == MPI_COMM_SELF) return total;
-      if (peers.first < 0) peers = peers_of(f.split, c);
-      int const n = recv ? peers.first : peers.second;
+      if (peers.from < 0) peers = peers_of(f.split, c);
+      int const n = recv ? peers.from : peers.to;
       if (n > 0 && total % n == 0) [[likely]]
         return total / n;
       if (!(is_root(comm, mpi::to_rank(root)) && ...)) return 0;  // true without a root
@@ -110,8 +110,14 @@ auto alltoallv_impl(F const& f, MPI_Info info, MPI_Comm comm, S& s, B& r) {
 }
 
 // Count and datatype of a reduction: from the send buffer, or the receive buffer in place.
+// A struct of its own, not std::pair, whose class and tuple protocol a structured binding
+// would instantiate in every translation unit that reduces.
+struct shape {
+  MPI_Count n;
+  MPI_Datatype t;
+};
 template <class S, class B>
-MPI_CXX_ALWAYS_INLINE std::pair<MPI_Count, MPI_Datatype> reduction_shape(S const& s, B const& r, char const* fn) {
+MPI_CXX_ALWAYS_INLINE shape reduction_shape(S const& s, B const& r, char const* fn) {
   if constexpr (is_in_place<S>) return {count_of(r, fn), type_of(r)};
   else return {count_of(s, fn), type_of(s)};
 }

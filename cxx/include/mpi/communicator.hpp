@@ -30,9 +30,15 @@ struct comm_kind {
   // while the communicator lives. A value, copied with the handle (a view made from an owner
   // starts with what the owner knows), never a pointer to another object: a view stays valid
   // when its owner is moved, released or destroyed. Forgotten whenever the handle changes.
+  // A struct of its own, not std::pair, whose class every translation unit with a communicator
+  // would instantiate.
+  struct peers {
+    int from = -1;
+    int to = -1;
+  };
   struct facts {
-    std::pair<int, int> group_peers{-1, -1};
-    std::pair<int, int> neighbors{-1, -1};
+    peers group_peers;
+    peers neighbors;
   };
 };
 }  // namespace detail

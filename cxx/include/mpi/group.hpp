@@ -56,7 +56,7 @@ public:
   void translate_ranks(std::span<int const> ranks, G const& other, std::span<int> out) const {
     if (out.size() < ranks.size())
       detail::fail(MPI_ERR_ARG, "MPI_Group_translate_ranks", "output span smaller than input");
-    MPI_CXX_CALL(MPI_Group_translate_ranks, h(), detail::checked_int(ranks.size(), MPI_ERR_COUNT, "n"),
+    MPI_CXX_CALL(MPI_Group_translate_ranks, h(), detail::range_size(ranks, "MPI_Group_translate_ranks"),
                  ranks.data(), mpi::handle(other), out.data());
   }
   template <group_handle G>
@@ -97,29 +97,36 @@ namespace detail {
 inline group group_result(MPI_Group g) { return group::from_native(g); }
 }  // namespace detail
 
-#define MPI_CXX_GROUP_SETOP_(name, fn)                         \
-  template <group_handle A, group_handle B>                    \
-  group name(A const& a, B const& b) {                         \
-    MPI_Group g;                                               \
-    MPI_CXX_CALL(fn, mpi::handle(a), mpi::handle(b), &g);      \
-    return group::from_native(g);                              \
-  }
-MPI_CXX_GROUP_SETOP_(group_union, MPI_Group_union)
-MPI_CXX_GROUP_SETOP_(group_intersection, MPI_Group_intersection)
-MPI_CXX_GROUP_SETOP_(group_difference, MPI_Group_difference)
-#undef MPI_CXX_GROUP_SETOP_
+template <group_handle A, group_handle B>
+group group_union(A const& a, B const& b) {
+  MPI_Group g;
+  MPI_CXX_CALL(MPI_Group_union, mpi::handle(a), mpi::handle(b), &g);
+  return group::from_native(g);
+}
+template <group_handle A, group_handle B>
+group group_intersection(A const& a, B const& b) {
+  MPI_Group g;
+  MPI_CXX_CALL(MPI_Group_intersection, mpi::handle(a), mpi::handle(b), &g);
+  return group::from_native(g);
+}
+template <group_handle A, group_handle B>
+group group_difference(A const& a, B const& b) {
+  MPI_Group g;
+  MPI_CXX_CALL(MPI_Group_difference, mpi::handle(a), mpi::handle(b), &g);
+  return group::from_native(g);
+}
 
 template <class D>
 group group_ops<D>::incl(std::span<int const> ranks) const {
   MPI_Group g;
-  MPI_CXX_CALL(MPI_Group_incl, h(), detail::checked_int(ranks.size(), MPI_ERR_COUNT, "n"),
+  MPI_CXX_CALL(MPI_Group_incl, h(), detail::range_size(ranks, "MPI_Group_incl"),
                ranks.data(), &g);
   return group::from_native(g);
 }
 template <class D>
 group group_ops<D>::excl(std::span<int const> ranks) const {
   MPI_Group g;
-  MPI_CXX_CALL(MPI_Group_excl, h(), detail::checked_int(ranks.size(), MPI_ERR_COUNT, "n"),
+  MPI_CXX_CALL(MPI_Group_excl, h(), detail::range_size(ranks, "MPI_Group_excl"),
                ranks.data(), &g);
   return group::from_native(g);
 }
@@ -127,14 +134,14 @@ group group_ops<D>::excl(std::span<int const> ranks) const {
 template <class D>
 group group_ops<D>::range_incl(std::span<std::array<int, 3> const> r) const {
   MPI_Group g;
-  MPI_CXX_CALL(MPI_Group_range_incl, h(), detail::checked_int(r.size(), MPI_ERR_COUNT, "n"),
+  MPI_CXX_CALL(MPI_Group_range_incl, h(), detail::range_size(r, "MPI_Group_range_incl"),
                const_cast<int(*)[3]>(reinterpret_cast<int const(*)[3]>(r.data())), &g);
   return group::from_native(g);
 }
 template <class D>
 group group_ops<D>::range_excl(std::span<std::array<int, 3> const> r) const {
   MPI_Group g;
-  MPI_CXX_CALL(MPI_Group_range_excl, h(), detail::checked_int(r.size(), MPI_ERR_COUNT, "n"),
+  MPI_CXX_CALL(MPI_Group_range_excl, h(), detail::range_size(r, "MPI_Group_range_excl"),
                const_cast<int(*)[3]>(reinterpret_cast<int const(*)[3]>(r.data())), &g);
   return group::from_native(g);
 }

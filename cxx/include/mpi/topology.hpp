@@ -186,7 +186,7 @@ dist_graph_adjacency dist_graph_neighbors(C const& comm) {
 
 namespace detail {
 // In- and out-degree of the calling process in the communicator's topology.
-inline std::pair<int, int> neighbor_degrees(MPI_Comm c) {
+inline comm_kind::peers neighbor_degrees(MPI_Comm c) {
   int t = 0;
   MPI_CXX_CALL(MPI_Topo_test, c, &t);
   if (t == MPI_CART) {

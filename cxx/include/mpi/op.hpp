@@ -197,7 +197,7 @@ public:
         int err = MPI_Op_create(trampoline, commutative ? 1 : 0, &h);
         if (err != MPI_SUCCESS) {
           slots[i].fn = nullptr;
-          throw mpi_error(err, "MPI_Op_create");
+          detail::throw_error(err, "MPI_Op_create");
         }
         slots[i].op = h;
         return from_native(h);

@@ -248,8 +248,10 @@ void io_calls(mpi::file_view fh) {
   r.wait();
   fh.write_all_begin(std::span<int const>(v));
   fh.write_all_end(v);
+}
 
-  // bsend's buffer: an lvalue container, or a view of one; detached as std::byte or char.
+// bsend's buffer: an lvalue container, or a view of one; detached as std::byte or char.
+void bsend_buffer_calls() {
   std::vector<std::byte> bytes(1024);
   std::vector<char> chars(1024);
   mpi::buffer_attach(bytes);

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 
 using namespace test;
@@ -598,6 +599,9 @@ TEST(Op, StatefulOpsAreBoundedStatelessOpsAreNot) {
   EXPECT_EQ(apply(stateful[4], 1, 2), 4003);
   stateful.clear();
   again.free();
+  // A callable that can only be moved (it owns its state) is kept as well.
+  mpi::op owning = mpi::op::create<int>([p = std::make_unique<int>(9)](int a, int b) { return a + b + *p; });
+  EXPECT_EQ(apply(owning, 1, 2), 12);
   // More stateless ops alive at once than the stateful bound.
   std::vector<mpi::op> stateless;
   for (int k = 0; k < limit + 8; ++k) stateless.push_back(mpi::op::create<int>([](int a, int b) { return a - b; }));

@@ -12,8 +12,11 @@
 #include <mpi/type_map.hpp>
 
 #include <array>
-#include <string>
 #include <type_traits>
+#include <utility>
+#if !defined(__GNUC__) || defined(MPI_CXX_STANDARD_HEADERS)
+#include <atomic>  // std::atomic_ref, for the op slots
+#endif
 
 namespace mpi {
 
@@ -100,29 +103,71 @@ struct op_kind {
 // pointer is the only thing MPI hands back, and the datatype it passes is the caller's
 // (MPI_INT, ...), not something the op could have tagged; one trampoline per live op is
 // the only exact scheme, and C++ can only instantiate a fixed number of them. The table is
-// sized at compile time (MPI_CXX_STATEFUL_OP_LIMIT); anympi's runtime has its own pool of
-// 128 trampolines for all user ops, stateless ones included (docs/runtime.md), so raising
-// this beyond 128 gains nothing over the standard ABI.
+// sized at compile time (MPI_CXX_STATEFUL_OP_LIMIT).
 #ifndef MPI_CXX_STATEFUL_OP_LIMIT
 #define MPI_CXX_STATEFUL_OP_LIMIT 64
 #endif
 inline constexpr int op_slot_count = MPI_CXX_STATEFUL_OP_LIMIT;
 static_assert(op_slot_count > 0, "MPI_CXX_STATEFUL_OP_LIMIT must be positive");
+
+// A slot is claimed and released by atomic operations on its members, not under a std::mutex:
+// <mutex> (with <system_error> and std::function beside it) was about 4% of what a translation
+// unit including <mpi/collectives.hpp> compiled (bench/compile_tu.cpp), for this table alone.
+// GCC and Clang have the builtins std::atomic_ref is made of; elsewhere, and with
+// -DMPI_CXX_STANDARD_HEADERS (std_parts.hpp), std::atomic_ref.
+#if defined(__GNUC__) && !defined(MPI_CXX_STANDARD_HEADERS)
+template <class T>
+void atomic_store(T& x, T v) noexcept {
+  __atomic_store_n(&x, v, __ATOMIC_RELEASE);
+}
+// x = desired if x == expected, atomically; whether it was.
+template <class T>
+bool atomic_replace(T& x, T expected, T desired) noexcept {
+  return __atomic_compare_exchange_n(&x, &expected, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+#else
+template <class T>
+void atomic_store(T& x, T v) noexcept {
+  std::atomic_ref<T>(x).store(v, std::memory_order_release);
+}
+template <class T>
+bool atomic_replace(T& x, T expected, T desired) noexcept {
+  return std::atomic_ref<T>(x).compare_exchange_strong(expected, desired, std::memory_order_acq_rel,
+                                                       std::memory_order_relaxed);
+}
+#endif
+
+// The callable lives on the heap, typed only by the two functions beside it (std::function
+// would need copyable callables and <functional>'s machinery). `taken` and `op` are accessed
+// atomically: ops are created and freed from any thread under MPI_THREAD_MULTIPLE.
 struct op_slot {
-  std::function<void(void const*, void*, int)> fn;
+  void* callable = nullptr;
+  void (*reduce)(void const* callable, void const* in, void* inout, int n) = nullptr;
+  void (*destroy)(void* callable) noexcept = nullptr;
   MPI_Op op = MPI_OP_NULL;
+  bool taken = false;
 };
 inline std::array<op_slot, op_slot_count>& op_slots() {
   static std::array<op_slot, op_slot_count> s;
   return s;
 }
-inline std::mutex& op_slots_mutex() {
-  static std::mutex m;
-  return m;
+
+template <class T, class F>
+void reduce_with(void const* f, void const* in, void* inout, int n) {
+  auto const& fn = *static_cast<F const*>(f);
+  auto const* a = static_cast<T const*>(in);
+  auto* b = static_cast<T*>(inout);
+  for (int k = 0; k < n; ++k) b[k] = fn(a[k], b[k]);
 }
+template <class F>
+void destroy_callable(void* f) noexcept {
+  delete static_cast<F*>(f);
+}
+
 template <int Slot>
 void slot_trampoline(void* in, void* inout, int* len, MPI_Datatype*) {
-  op_slots()[Slot].fn(in, inout, *len);
+  op_slot const& s = op_slots()[Slot];
+  s.reduce(s.callable, in, inout, *len);
 }
 // The trampoline of slot i. A table made only where a callable with state becomes an op: made
 // at namespace scope, it instantiated every trampoline in every translation unit.
@@ -134,21 +179,45 @@ MPI_User_function* slot_trampoline_at(int i, std::integer_sequence<int, I...>) {
 
 template <class T, class F>
 void stateless_trampoline(void* in, void* inout, int* len, MPI_Datatype*) {
-  F f{};
-  auto const* a = static_cast<T const*>(in);
-  auto* b = static_cast<T*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] = f(a[i], b[i]);
+  F const f{};
+  reduce_with<T, F>(&f, in, inout, *len);
 }
 
+// A free slot, now taken; -1 when every slot is.
+inline int claim_op_slot() noexcept {
+  for (int i = 0; i < op_slot_count; ++i)
+    if (atomic_replace(op_slots()[i].taken, false, true)) return i;
+  return -1;
+}
+// The slot of op h, no longer found by h; -1 for an op without one.
+inline int detach_op_slot(MPI_Op h) noexcept {
+  if (h == MPI_OP_NULL) return -1;
+  for (int i = 0; i < op_slot_count; ++i)
+    if (atomic_replace(op_slots()[i].op, h, MPI_OP_NULL)) return i;
+  return -1;
+}
+inline void release_op_slot(int i) noexcept {
+  op_slot& s = op_slots()[i];
+  s.destroy(s.callable);
+  s.callable = nullptr;
+  s.reduce = nullptr;
+  s.destroy = nullptr;
+  atomic_store(s.taken, false);
+}
+
+// The slot is detached from the handle before MPI_Op_free: afterwards MPI may give the same
+// handle to an op that another thread creates, and that thread's free must not find this slot.
+// An op MPI did not free keeps its slot.
 inline int op_kind::free(MPI_Op* h) noexcept {
-  MPI_Op old = *h;
-  int err = MPI_Op_free(h);
-  std::lock_guard lock(op_slots_mutex());
-  for (auto& s : op_slots())
-    if (s.op == old && old != MPI_OP_NULL) {
-      s.fn = nullptr;
-      s.op = MPI_OP_NULL;
-    }
+  MPI_Op const old = *h;
+  int const slot = detach_op_slot(old);
+  int const err = MPI_Op_free(h);
+  if (slot >= 0) {
+    if (err == MPI_SUCCESS)
+      release_op_slot(slot);
+    else
+      atomic_store(op_slots()[slot].op, old);
+  }
   return err;
 }
 
@@ -183,30 +252,28 @@ public:
       MPI_CXX_CALL(MPI_Op_create, &detail::stateless_trampoline<T, Fn>, commutative ? 1 : 0, &h);
       return from_native(h);
     } else {
-      std::lock_guard lock(detail::op_slots_mutex());
-      auto& slots = detail::op_slots();
-      for (int i = 0; i < detail::op_slot_count; ++i) {
-        if (slots[i].fn) continue;
-        slots[i].fn = [f = std::move(f)](void const* in, void* inout, int n) {
-          auto const* a = static_cast<T const*>(in);
-          auto* b = static_cast<T*>(inout);
-          for (int k = 0; k < n; ++k) b[k] = f(a[k], b[k]);
-        };
-        auto* const trampoline =
-            detail::slot_trampoline_at(i, std::make_integer_sequence<int, detail::op_slot_count>{});
-        int err = MPI_Op_create(trampoline, commutative ? 1 : 0, &h);
-        if (err != MPI_SUCCESS) {
-          slots[i].fn = nullptr;
-          detail::throw_error(err, "MPI_Op_create");
-        }
-        slots[i].op = h;
-        return from_native(h);
+      auto* const held = new Fn(std::move(f));
+      int const i = detail::claim_op_slot();
+      if (i < 0) {
+        delete held;
+        detail::fail(MPI_ERR_OTHER, "MPI_Op_create",
+                     detail::error_text{} << "at most mpi::op::max_stateful = " << max_stateful
+                                          << " user ops with state (a capturing lambda, a function pointer, a "
+                                             "function object with members) can be alive at once; free one, or "
+                                             "use a stateless function object, which needs no slot");
       }
-      detail::fail(MPI_ERR_OTHER, "MPI_Op_create",
-                   detail::error_text{} << "at most mpi::op::max_stateful = " << max_stateful
-                                        << " user ops with state (a capturing lambda, a function pointer, a "
-                                           "function object with members) can be alive at once; free one, or use "
-                                           "a stateless function object, which needs no slot");
+      auto& slot = detail::op_slots()[i];
+      slot.callable = held;
+      slot.reduce = &detail::reduce_with<T, Fn>;
+      slot.destroy = &detail::destroy_callable<Fn>;
+      auto* const trampoline = detail::slot_trampoline_at(i, std::make_integer_sequence<int, detail::op_slot_count>{});
+      int const err = MPI_Op_create(trampoline, commutative ? 1 : 0, &h);
+      if (err != MPI_SUCCESS) {
+        detail::release_op_slot(i);
+        detail::throw_error(err, "MPI_Op_create");
+      }
+      detail::atomic_store(slot.op, h);
+      return from_native(h);
     }
   }
   bool commutative() const { return view().commutative(); }

@@ -135,6 +135,9 @@ TEST(OneSided, AccumulateSumToRankZero) {
   } else {
     EXPECT_EQ(mem[0], 0);
   }
+  // The max below may reach rank 0's mem[1] as soon as its origin leaves the fence, and a load
+  // overlapping it is erroneous: rank 0 reads first.
+  mpi::barrier(mpi::comm_world());
   // replace is an atomic put; max keeps the largest.
   long big = 1000 + rank();
   w.accumulate(big, {0, 1}, mpi::max<>{});

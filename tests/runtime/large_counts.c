@@ -965,6 +965,10 @@ static void small_rma(void)
     MPI_OK(MPI_Win_fence(0, win));
     CHECK_EQ(base[2], 1 + left);
     CHECK_EQ(base[5], 4 + left);
+    /* The left neighbour's accumulate below may reach this window as soon as it leaves the
+     * fence, and a load overlapping it is erroneous: everyone reads first (Open MPI's osc/sm
+     * showed base[2] = 2 * (1 + left) here once). */
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_OK(MPI_Accumulate_c(out, 4, MPI_INT, right, 2, 4, MPI_INT, MPI_SUM, win));
     MPI_OK(MPI_Win_fence(0, win));
     MPI_OK(MPI_Get_c(got, 4, MPI_INT, right, 2, 4, MPI_INT, win));

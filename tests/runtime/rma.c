@@ -82,6 +82,9 @@ static void test_create_fence(void)
     MPI_OK(MPI_Accumulate(&val, 1, MPI_INT, 0, size + 1, 1, MPI_INT, MPI_MAX, win));
     MPI_OK(MPI_Win_fence(0, win));
     if (rank == 0) CHECK_EQ(mem[size + 1], size);
+    /* The replace below may reach rank 0 as soon as its origin leaves the fence: rank 0 reads
+     * first (a load overlapping an update is erroneous, even of the same value). */
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == size - 1)
         MPI_OK(MPI_Accumulate(&val, 1, MPI_INT, 0, size + 1, 1, MPI_INT, MPI_REPLACE, win));
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));

@@ -7,8 +7,8 @@
 // (about 55 000 of 101 000 lines). libstdc++ declares what the core does use (range concepts and
 // access, the function objects, std::min/max, std::addressof, iterator tags) in internal
 // headers that those standard headers include themselves, so the names are the same entities
-// either way; std::complex the core only names (the type map), so
-// it is declared as libstdc++ declares it, and a program that makes one includes <complex>.
+// either way; std::complex the core only names (the type map), so it is declared as libstdc++
+// declares it, and a program that makes one includes <complex>.
 // Any other standard library, or a libstdc++ that lacks one of those headers, gets the standard
 // headers; so does -DMPI_CXX_STANDARD_HEADERS.
 #pragma once

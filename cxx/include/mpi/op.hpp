@@ -117,6 +117,10 @@ static_assert(op_slot_count > 0, "MPI_CXX_STATEFUL_OP_LIMIT must be positive");
 // -DMPI_CXX_STANDARD_HEADERS (std_parts.hpp), std::atomic_ref.
 #if defined(__GNUC__) && !defined(MPI_CXX_STANDARD_HEADERS)
 template <class T>
+T atomic_load(T const& x) noexcept {
+  return __atomic_load_n(&x, __ATOMIC_ACQUIRE);
+}
+template <class T>
 void atomic_store(T& x, T v) noexcept {
   __atomic_store_n(&x, v, __ATOMIC_RELEASE);
 }
@@ -126,6 +130,10 @@ bool atomic_replace(T& x, T expected, T desired) noexcept {
   return __atomic_compare_exchange_n(&x, &expected, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 #else
+template <class T>
+T atomic_load(T const& x) noexcept {
+  return std::atomic_ref<T>(const_cast<T&>(x)).load(std::memory_order_acquire);
+}
 template <class T>
 void atomic_store(T& x, T v) noexcept {
   std::atomic_ref<T>(x).store(v, std::memory_order_release);
@@ -183,17 +191,23 @@ void stateless_trampoline(void* in, void* inout, int* len, MPI_Datatype*) {
   reduce_with<T, F>(&f, in, inout, *len);
 }
 
+// Each slot is read before it is exchanged: a compare-and-swap that fails still takes its cache
+// line for writing, and every op's free, a stateless op's too, looks through the whole table.
 // A free slot, now taken; -1 when every slot is.
 inline int claim_op_slot() noexcept {
-  for (int i = 0; i < op_slot_count; ++i)
-    if (atomic_replace(op_slots()[i].taken, false, true)) return i;
+  for (int i = 0; i < op_slot_count; ++i) {
+    bool& taken = op_slots()[i].taken;
+    if (!atomic_load(taken) && atomic_replace(taken, false, true)) return i;
+  }
   return -1;
 }
 // The slot of op h, no longer found by h; -1 for an op without one.
 inline int detach_op_slot(MPI_Op h) noexcept {
   if (h == MPI_OP_NULL) return -1;
-  for (int i = 0; i < op_slot_count; ++i)
-    if (atomic_replace(op_slots()[i].op, h, MPI_OP_NULL)) return i;
+  for (int i = 0; i < op_slot_count; ++i) {
+    MPI_Op& op = op_slots()[i].op;
+    if (atomic_load(op) == h && atomic_replace(op, h, MPI_OP_NULL)) return i;
+  }
   return -1;
 }
 inline void release_op_slot(int i) noexcept {

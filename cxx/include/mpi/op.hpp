@@ -146,14 +146,14 @@ bool atomic_replace(T& x, T expected, T desired) noexcept {
 #endif
 
 // The callable lives on the heap, typed only by the two functions beside it (std::function
-// would need copyable callables and <functional>'s machinery). `taken` and `op` are accessed
-// atomically: ops are created and freed from any thread under MPI_THREAD_MULTIPLE.
+// would need copyable callables and <functional>'s machinery); a slot without one is free.
+// `callable` and `op` are accessed atomically: ops are created and freed from any thread under
+// MPI_THREAD_MULTIPLE.
 struct op_slot {
   void* callable = nullptr;
   void (*reduce)(void const* callable, void const* in, void* inout, int n) = nullptr;
   void (*destroy)(void* callable) noexcept = nullptr;
   MPI_Op op = MPI_OP_NULL;
-  bool taken = false;
 };
 inline std::array<op_slot, op_slot_count>& op_slots() {
   static std::array<op_slot, op_slot_count> s;
@@ -193,11 +193,11 @@ void stateless_trampoline(void* in, void* inout, int* len, MPI_Datatype*) {
 
 // Each slot is read before it is exchanged: a compare-and-swap that fails still takes its cache
 // line for writing, and every op's free, a stateless op's too, looks through the whole table.
-// A free slot, now taken; -1 when every slot is.
-inline int claim_op_slot() noexcept {
+// A free slot, now holding `callable`; -1 when every slot holds one.
+inline int claim_op_slot(void* callable) noexcept {
   for (int i = 0; i < op_slot_count; ++i) {
-    bool& taken = op_slots()[i].taken;
-    if (!atomic_load(taken) && atomic_replace(taken, false, true)) return i;
+    void*& held = op_slots()[i].callable;
+    if (!atomic_load(held) && atomic_replace<void*>(held, nullptr, callable)) return i;
   }
   return -1;
 }
@@ -213,10 +213,9 @@ inline int detach_op_slot(MPI_Op h) noexcept {
 inline void release_op_slot(int i) noexcept {
   op_slot& s = op_slots()[i];
   s.destroy(s.callable);
-  s.callable = nullptr;
   s.reduce = nullptr;
   s.destroy = nullptr;
-  atomic_store(s.taken, false);
+  atomic_store<void*>(s.callable, nullptr);
 }
 
 // The slot is detached from the handle before MPI_Op_free: afterwards MPI may give the same
@@ -267,7 +266,7 @@ public:
       return from_native(h);
     } else {
       auto* const held = new Fn(std::move(f));
-      int const i = detail::claim_op_slot();
+      int const i = detail::claim_op_slot(held);
       if (i < 0) {
         delete held;
         detail::fail(MPI_ERR_OTHER, "MPI_Op_create",
@@ -277,7 +276,6 @@ public:
                                              "use a stateless function object, which needs no slot");
       }
       auto& slot = detail::op_slots()[i];
-      slot.callable = held;
       slot.reduce = &detail::reduce_with<T, Fn>;
       slot.destroy = &detail::destroy_callable<Fn>;
       auto* const trampoline = detail::slot_trampoline_at(i, std::make_integer_sequence<int, detail::op_slot_count>{});

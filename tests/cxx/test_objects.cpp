@@ -90,6 +90,30 @@ TEST(Comm, IdupWithInfoAndCreateFromGroup) {
   EXPECT_EQ(c.size(), size());
 }
 
+// Names are taken as std::string_view and copied with their terminator: a view into a longer
+// text names only its own characters, and a name longer than the copy's stack buffer (256)
+// reaches MPI whole, which truncates it exactly as it does the C call's.
+TEST(Comm, NamesFromViews) {
+  mpi::comm c = mpi::comm_world().dup();
+  std::string_view const text = "abcdef";
+  c.set_name(text.substr(0, 3));
+  EXPECT_EQ(c.name(), "abc");
+  std::string long_name;
+  for (int i = 0; i < 300; ++i) long_name += static_cast<char>('a' + i % 26);
+  ASSERT_EQ(MPI_Comm_set_name(c.native(), long_name.c_str()), MPI_SUCCESS);
+  char buf[MPI_MAX_OBJECT_NAME + 1] = {};
+  int len = 0;
+  ASSERT_EQ(MPI_Comm_get_name(c.native(), buf, &len), MPI_SUCCESS);
+  std::string const by_c(buf, static_cast<std::size_t>(len));
+  ASSERT_FALSE(by_c.empty());
+  c.set_name("reset");
+  c.set_name(long_name);
+  EXPECT_EQ(c.name(), by_c);
+  mpi::datatype t = mpi::datatype::contiguous(3, MPI_INT);
+  t.set_name(std::string_view("three-ints-and-more").substr(0, 10));
+  EXPECT_EQ(t.name(), "three-ints");
+}
+
 TEST(Comm, NamesAttributesErrhandlerInfo) {
   mpi::comm c = mpi::comm_world().dup();
   c.set_name("anympi-test");

@@ -21,7 +21,6 @@
 #include <concepts>
 #include <cstdint>
 #include <span>
-#include <string>
 #include <type_traits>
 #include <vector>
 

@@ -10,7 +10,6 @@
 #include <mpi/request.hpp>
 #include <mpi/std_parts.hpp>
 
-#include <string>
 #include <type_traits>
 #include <utility>
 

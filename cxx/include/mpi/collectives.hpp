@@ -161,7 +161,7 @@ template <comm_handle C>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ibarrier(C const& comm) {
   return detail::barrier_impl<detail::mode::nonblocking>(detail::barrier_forms, MPI_INFO_NULL, mpi::handle(comm));
 }
-template <comm_handle C, info_handle I = info_view>
+template <comm_handle C, info_handle I = info_null_t>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request barrier_init(C const& comm, I const& info = I{}) {
   return detail::barrier_impl<detail::mode::persistent>(detail::barrier_forms, mpi::handle(info), mpi::handle(comm));
 }
@@ -176,7 +176,7 @@ template <data_buffer B, rank_like Rt, comm_handle C>
   return detail::bcast_impl<detail::mode::nonblocking>(detail::bcast_forms, MPI_INFO_NULL, mpi::handle(comm), buf,
                                                        root);
 }
-template <data_buffer B, rank_like Rt, comm_handle C, info_handle I = info_view>
+template <data_buffer B, rank_like Rt, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<B>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request bcast_init(B&& buf, Rt const& root, C const& comm, I const& info = I{}) {
   return detail::bcast_impl<detail::mode::persistent>(detail::bcast_forms, mpi::handle(info), mpi::handle(comm), buf,
@@ -193,7 +193,7 @@ template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
   return detail::whole_impl<detail::mode::nonblocking>(detail::gather_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r,
                                                        root);
 }
-template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request gather_init(S&& s, R&& r, Rt const& root, C const& comm,
                                                         I const& info = I{}) {
@@ -211,7 +211,7 @@ template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C>
   return detail::gatherv_impl<detail::mode::nonblocking>(detail::gatherv_forms, MPI_INFO_NULL, mpi::handle(comm), s,
                                                          r, root);
 }
-template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer_v R, rank_like Rt, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request gatherv_init(S&& s, R&& r, Rt const& root, C const& comm,
                                                          I const& info = I{}) {
@@ -229,7 +229,7 @@ template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C>
   return detail::whole_impl<detail::mode::nonblocking>(detail::scatter_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r,
                                                        root);
 }
-template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatter_init(S&& s, R&& r, Rt const& root, C const& comm,
                                                          I const& info = I{}) {
@@ -247,7 +247,7 @@ template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C>
   return detail::scatterv_impl<detail::mode::nonblocking>(detail::scatterv_forms, MPI_INFO_NULL, mpi::handle(comm), s,
                                                           r, root);
 }
-template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_view>
+template <send_buffer_v S, recv_buffer R, rank_like Rt, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request scatterv_init(S&& s, R&& r, Rt const& root, C const& comm,
                                                           I const& info = I{}) {
@@ -264,7 +264,7 @@ template <send_buffer S, recv_buffer R, comm_handle C>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iallgather(S&& s, R&& r, C const& comm) {
   return detail::whole_impl<detail::mode::nonblocking>(detail::allgather_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r);
 }
-template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request allgather_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::whole_impl<detail::mode::persistent>(detail::allgather_forms, mpi::handle(info), detail::comm_arg_of(comm),
@@ -281,7 +281,7 @@ template <send_buffer S, recv_buffer_v R, comm_handle C>
   return detail::gatherv_impl<detail::mode::nonblocking>(detail::allgatherv_forms, MPI_INFO_NULL, mpi::handle(comm),
                                                          s, r);
 }
-template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request allgatherv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::gatherv_impl<detail::mode::persistent>(detail::allgatherv_forms, mpi::handle(info),
@@ -297,7 +297,7 @@ template <send_buffer S, recv_buffer R, comm_handle C>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request ialltoall(S&& s, R&& r, C const& comm) {
   return detail::whole_impl<detail::mode::nonblocking>(detail::alltoall_forms, MPI_INFO_NULL, detail::comm_arg_of(comm), s, r);
 }
-template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoall_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::whole_impl<detail::mode::persistent>(detail::alltoall_forms, mpi::handle(info), detail::comm_arg_of(comm), s,
@@ -315,7 +315,7 @@ template <detail::send_buffer_v_or_in_place S, recv_buffer_v R, comm_handle C>
   return detail::alltoallv_impl<detail::mode::nonblocking>(detail::alltoallv_forms, MPI_INFO_NULL, mpi::handle(comm),
                                                            s, r);
 }
-template <detail::send_buffer_v_or_in_place S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
+template <detail::send_buffer_v_or_in_place S, recv_buffer_v R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoallv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::alltoallv_impl<detail::mode::persistent>(detail::alltoallv_forms, mpi::handle(info),
@@ -332,7 +332,7 @@ template <send_buffer_w S, recv_buffer_w R, comm_handle C>
   return detail::alltoallv_impl<detail::mode::nonblocking>(detail::alltoallw_forms, MPI_INFO_NULL, mpi::handle(comm),
                                                            s, r);
 }
-template <send_buffer_w S, recv_buffer_w R, comm_handle C, info_handle I = info_view>
+template <send_buffer_w S, recv_buffer_w R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request alltoallw_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::alltoallv_impl<detail::mode::persistent>(detail::alltoallw_forms, mpi::handle(info),
@@ -352,7 +352,7 @@ template <send_buffer S, recv_buffer R, op_handle Op, rank_like Rt, comm_handle 
   return detail::reduce_impl<detail::mode::nonblocking>(detail::reduce_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
                                                         op, root);
 }
-template <send_buffer S, recv_buffer R, op_handle Op, rank_like Rt, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, op_handle Op, rank_like Rt, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_init(S&& s, R&& r, Op const& op, Rt const& root, C const& comm,
                                                         I const& info = I{}) {
@@ -371,7 +371,7 @@ template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
   return detail::reduce_impl<detail::mode::nonblocking>(detail::allreduce_forms, MPI_INFO_NULL, mpi::handle(comm), s,
                                                         r, op);
 }
-template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request allreduce_init(S&& s, R&& r, Op const& op, C const& comm,
                                                            I const& info = I{}) {
@@ -389,7 +389,7 @@ template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request iscan(S&& s, R&& r, Op const& op, C const& comm) {
   return detail::reduce_impl<detail::mode::nonblocking>(detail::scan_forms, MPI_INFO_NULL, mpi::handle(comm), s, r, op);
 }
-template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request scan_init(S&& s, R&& r, Op const& op, C const& comm, I const& info = I{}) {
   return detail::reduce_impl<detail::mode::persistent>(detail::scan_forms, mpi::handle(info), mpi::handle(comm), s, r,
@@ -407,7 +407,7 @@ template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
   return detail::reduce_impl<detail::mode::nonblocking>(detail::exscan_forms, MPI_INFO_NULL, mpi::handle(comm), s, r,
                                                         op);
 }
-template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request exscan_init(S&& s, R&& r, Op const& op, C const& comm,
                                                         I const& info = I{}) {
@@ -427,7 +427,7 @@ template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C>
   return detail::reduce_scatter_impl<detail::mode::nonblocking>(detail::reduce_scatter_block_forms, MPI_INFO_NULL,
                                                                 mpi::handle(comm), s, r, op);
 }
-template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, op_handle Op, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_scatter_block_init(S&& s, R&& r, Op const& op, C const& comm,
                                                                       I const& info = I{}) {
@@ -449,7 +449,7 @@ template <send_buffer S, recv_buffer R, cnt_range K, op_handle Op, comm_handle C
   return detail::reduce_scatter_impl<detail::mode::nonblocking>(detail::reduce_scatter_forms, MPI_INFO_NULL,
                                                                 mpi::handle(comm), s, r, op, recvcounts);
 }
-template <send_buffer S, recv_buffer R, cnt_range K, op_handle Op, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, cnt_range K, op_handle Op, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R, K>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request reduce_scatter_init(S&& s, R&& r, K&& recvcounts, Op const& op,
                                                                 C const& comm, I const& info = I{}) {

@@ -5,14 +5,13 @@
 
 #include <mpi/errhandler.hpp>
 #include <mpi/group.hpp>
-#include <mpi/info.hpp>
 #include <mpi/object.hpp>
 #include <mpi/rank_tag.hpp>
 #include <mpi/request.hpp>
 #include <mpi/std_parts.hpp>
 
 #include <optional>
-#include <string>
+#include <string_view>
 #include <utility>
 
 namespace mpi {
@@ -44,6 +43,7 @@ struct comm_kind {
 }  // namespace detail
 
 class comm;
+class info;
 template <class T>
 class attribute_key;
 
@@ -116,13 +116,17 @@ public:
   }
   comm merge(bool high) const;  // MPI_Intercomm_merge
 
-  std::string name() const {
+  // A template only so that std::string must be complete only where a name is read: the
+  // headers every call needs do without <string> (std_parts.hpp), and a program that reads a
+  // name includes it (as <mpi.hpp> does).
+  template <class String = std::string>
+  String name() const {
     char buf[MPI_MAX_OBJECT_NAME + 1] = {};
     int len = 0;
     MPI_CXX_CALL(MPI_Comm_get_name, h(), buf, &len);
-    return std::string(buf, static_cast<std::size_t>(len));
+    return String(buf, static_cast<std::size_t>(len));
   }
-  void set_name(std::string const& n) const { MPI_CXX_CALL(MPI_Comm_set_name, h(), n.c_str()); }
+  void set_name(std::string_view n) const { MPI_CXX_CALL(MPI_Comm_set_name, h(), detail::c_string(n)); }
 
   template <errhandler_handle E>
   void set_errhandler(E const& e) const {
@@ -137,10 +141,12 @@ public:
   void set_info(I const& i) const {
     MPI_CXX_CALL(MPI_Comm_set_info, h(), mpi::handle(i));
   }
-  mpi::info get_info() const {
+  // A template for the reason name() is: a program that reads the hints includes <mpi/info.hpp>.
+  template <class Info = mpi::info>
+  Info get_info() const {
     MPI_Info i;
     MPI_CXX_CALL(MPI_Comm_get_info, h(), &i);
-    return mpi::info::from_native(i);
+    return Info::from_native(i);
   }
   [[noreturn]] void abort(int code) const {
     MPI_Abort(h(), code);
@@ -294,12 +300,12 @@ comm intercomm_create(L const& local_comm, R1 const& local_leader, P const& peer
 }
 
 // MPI-4.0: a communicator from a group without a parent communicator (sessions model).
-template <group_handle G, info_handle I = info_view, errhandler_handle E = errors_are_fatal_t>
-comm comm_create_from_group(G const& g, std::string const& stringtag, I const& info = I{},
+template <group_handle G, info_handle I = info_null_t, errhandler_handle E = errors_are_fatal_t>
+comm comm_create_from_group(G const& g, std::string_view stringtag, I const& info = I{},
                             E const& eh = E{}) {
 #if MPI_VERSION >= 4
   MPI_Comm c;
-  MPI_CXX_CALL(MPI_Comm_create_from_group, mpi::handle(g), stringtag.c_str(), mpi::handle(info),
+  MPI_CXX_CALL(MPI_Comm_create_from_group, mpi::handle(g), detail::c_string(stringtag), mpi::handle(info),
                mpi::handle(eh), &c);
   return comm::from_native(c);
 #else

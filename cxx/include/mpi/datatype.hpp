@@ -11,6 +11,7 @@
 #include <concepts>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -86,7 +87,7 @@ public:
     MPI_CXX_CALL(MPI_Type_get_name, h(), buf, &len);
     return std::string(buf, static_cast<std::size_t>(len));
   }
-  void set_name(std::string const& n) const { MPI_CXX_CALL(MPI_Type_set_name, h(), n.c_str()); }
+  void set_name(std::string_view n) const { MPI_CXX_CALL(MPI_Type_set_name, h(), detail::c_string(n)); }
   datatype dup() const;
 };
 

@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <string>
 #include <string_view>
 
 namespace mpi {
@@ -32,8 +31,8 @@ inline bool mpi_running() noexcept {
 class mpi_error : public std::exception {
 public:
   // The paper's form: `throw mpi::mpi_error{err};`.
-  explicit mpi_error(int code) : mpi_error(code, nullptr) {}
-  mpi_error(int code, char const* function, std::string_view detail = {}) : code_(code) {
+  explicit mpi_error(int code) noexcept : mpi_error(code, nullptr) {}
+  mpi_error(int code, char const* function, std::string_view detail = {}) noexcept : code_(code) {
     // MPI_Error_class/MPI_Error_string may be called before MPI_Init and after MPI_Finalize
     // since MPI-4.0 (§11.4.1); an MPI-3.1 (Open MPI 4.1) aborts in them then, so there the
     // code stands for itself.

@@ -440,11 +440,11 @@ public:
   // --- Views ---
   // Collective. Resets both file pointers to zero. `datarep`: "native", "internal",
   // "external32" (what the MPI supports of them) or a registered representation.
-  template <datatype_handle E, datatype_handle F, info_handle I = info_view>
+  template <datatype_handle E, datatype_handle F, info_handle I = info_null_t>
   void set_view(MPI_Offset disp, E const& etype, F const& filetype, std::string_view datarep = "native",
                 I const& info = I{}) const {
     MPI_CXX_CALL(MPI_File_set_view, h(), disp, detail::to_datatype(etype), detail::to_datatype(filetype),
-                 std::string(datarep).c_str(), mpi::handle(info));
+                 detail::c_string(datarep), mpi::handle(info));
   }
   file_layout get_view() const {
     MPI_Offset disp = 0;
@@ -535,19 +535,19 @@ public:
   // through the default file error handler (MPI_ERRORS_RETURN unless changed), so a file that
   // cannot be opened throws mpi_error (MPI_ERR_NO_SUCH_FILE, MPI_ERR_ACCESS, ... or
   // MPI_ERR_FILE, as the MPI sees fit).
-  template <comm_handle C, info_handle I = info_view>
+  template <comm_handle C, info_handle I = info_null_t>
   static file open(C const& comm, std::string_view filename, access_mode amode, I const& info = I{}) {
     MPI_File f = MPI_FILE_NULL;
-    MPI_CXX_CALL(MPI_File_open, mpi::handle(comm), std::string(filename).c_str(), amode.bits(), mpi::handle(info), &f);
+    MPI_CXX_CALL(MPI_File_open, mpi::handle(comm), detail::c_string(filename), amode.bits(), mpi::handle(info), &f);
     return from_native(f);
   }
   // MPI_File_close, reporting errors; leaves the owner empty.
   void close() { free(); }
   // Deletes a file that no process has open (`delete` is a keyword: the trailing underscore,
   // as datatype::struct_).
-  template <info_handle I = info_view>
+  template <info_handle I = info_null_t>
   static void delete_(std::string_view filename, I const& info = I{}) {
-    MPI_CXX_CALL(MPI_File_delete, std::string(filename).c_str(), mpi::handle(info));
+    MPI_CXX_CALL(MPI_File_delete, detail::c_string(filename), mpi::handle(info));
   }
 
   // The handler files get at open, and file::delete_ and a failed open report to (the

@@ -143,6 +143,14 @@ concept session_handle =
     convertible_to_mpi_handle<T, MPI_Session> && detail::kind_allows<T, detail::session_kind>;
 #endif
 
+// The absent info argument (MPI_INFO_NULL), the default of the calls that take one: a tag
+// rather than an mpi::info_view, so that their headers need nothing of what reading an info
+// needs (info.hpp, <string>).
+struct info_null_t {
+  MPI_Info mpi_handle() const noexcept { return MPI_INFO_NULL; }
+  using mpi_handle_kind = detail::info_kind;
+};
+
 namespace detail {
 template <class T>
 auto native(T const& t) {

@@ -17,7 +17,6 @@
 #include <climits>
 #include <concepts>
 #include <span>
-#include <string>
 #include <type_traits>
 #include <utility>
 

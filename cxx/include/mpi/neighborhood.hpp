@@ -38,7 +38,7 @@ template <send_buffer S, recv_buffer R, comm_handle C>
   return detail::whole_impl<detail::mode::nonblocking>(detail::neighbor_allgather_forms, MPI_INFO_NULL,
                                                        detail::comm_arg_of(comm), s, r);
 }
-template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_allgather_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::whole_impl<detail::mode::persistent>(detail::neighbor_allgather_forms, mpi::handle(info),
@@ -56,7 +56,7 @@ template <send_buffer S, recv_buffer_v R, comm_handle C>
   return detail::gatherv_impl<detail::mode::nonblocking>(detail::neighbor_allgatherv_forms, MPI_INFO_NULL,
                                                          mpi::handle(comm), s, r);
 }
-template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer_v R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_allgatherv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::gatherv_impl<detail::mode::persistent>(detail::neighbor_allgatherv_forms, mpi::handle(info),
@@ -73,7 +73,7 @@ template <send_buffer S, recv_buffer R, comm_handle C>
   return detail::whole_impl<detail::mode::nonblocking>(detail::neighbor_alltoall_forms, MPI_INFO_NULL,
                                                        detail::comm_arg_of(comm), s, r);
 }
-template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_view>
+template <send_buffer S, recv_buffer R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_alltoall_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::whole_impl<detail::mode::persistent>(detail::neighbor_alltoall_forms, mpi::handle(info),
@@ -91,7 +91,7 @@ template <send_buffer_v S, recv_buffer_v R, comm_handle C>
   return detail::alltoallv_impl<detail::mode::nonblocking>(detail::neighbor_alltoallv_forms, MPI_INFO_NULL,
                                                            mpi::handle(comm), s, r);
 }
-template <send_buffer_v S, recv_buffer_v R, comm_handle C, info_handle I = info_view>
+template <send_buffer_v S, recv_buffer_v R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_alltoallv_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::alltoallv_impl<detail::mode::persistent>(detail::neighbor_alltoallv_forms, mpi::handle(info),
@@ -109,7 +109,7 @@ template <send_buffer_w S, recv_buffer_w R, comm_handle C>
   return detail::alltoallv_impl<detail::mode::nonblocking>(detail::neighbor_alltoallw_forms, MPI_INFO_NULL,
                                                            mpi::handle(comm), s, r);
 }
-template <send_buffer_w S, recv_buffer_w R, comm_handle C, info_handle I = info_view>
+template <send_buffer_w S, recv_buffer_w R, comm_handle C, info_handle I = info_null_t>
   requires buffers_outlive_call<S, R>
 [[nodiscard]] MPI_CXX_ALWAYS_INLINE request neighbor_alltoallw_init(S&& s, R&& r, C const& comm, I const& info = I{}) {
   return detail::alltoallv_impl<detail::mode::persistent>(detail::neighbor_alltoallw_forms, mpi::handle(info),

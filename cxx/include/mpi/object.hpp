@@ -16,11 +16,37 @@
 #include <mpi/error.hpp>
 #include <mpi/handle.hpp>
 
+#include <cstddef>
+#include <cstring>
 #include <exception>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
 namespace mpi {
+
+namespace detail {
+// A string argument as MPI takes it, NUL-terminated: the characters of a std::string_view
+// copied (on the stack when short), so that a caller passes a literal, a std::string or a view
+// alike and the headers need no <string>.
+class c_string {
+public:
+  explicit c_string(std::string_view s) : p_(s.size() < sizeof small_ ? small_ : new char[s.size() + 1]) {
+    if (!s.empty()) std::memcpy(p_, s.data(), s.size());
+    p_[s.size()] = '\0';
+  }
+  c_string(c_string const&) = delete;
+  c_string& operator=(c_string const&) = delete;
+  ~c_string() {
+    if (p_ != small_) delete[] p_;
+  }
+  operator char const*() const noexcept { return p_; }
+
+private:
+  char small_[256];
+  char* p_;
+};
+}  // namespace detail
 
 struct null_handle_t {
   explicit null_handle_t() = default;

@@ -30,6 +30,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -384,7 +385,7 @@ public:
     MPI_CXX_CALL(MPI_Win_get_name, h(), buf, &len);
     return std::string(buf, static_cast<std::size_t>(len));
   }
-  void set_name(std::string const& n) const { MPI_CXX_CALL(MPI_Win_set_name, h(), n.c_str()); }
+  void set_name(std::string_view n) const { MPI_CXX_CALL(MPI_Win_set_name, h(), detail::c_string(n)); }
   // A window's handler is its own (MPI_ERRORS_ARE_FATAL when created, whatever the
   // communicator's): set mpi::errors_return to have its errors thrown as mpi_error.
   template <errhandler_handle E>

@@ -61,13 +61,13 @@ request partitioned_init(F const& f, B& buf, int partitions, R const& peer, T co
 }
 }  // namespace detail
 
-template <send_buffer B, rank_like R, tag_like T, comm_handle C, info_handle I = info_view>
+template <send_buffer B, rank_like R, tag_like T, comm_handle C, info_handle I = info_null_t>
   requires buffer_outlives_call<B>
 [[nodiscard]] request psend_init(B&& buf, int partitions, R const& dest, T const& tag, C const& comm,
                                  I const& info = I{}) {
   return detail::partitioned_init(detail::psend_init_fn, buf, partitions, dest, tag, comm, info);
 }
-template <recv_buffer B, rank_like R, tag_like T, comm_handle C, info_handle I = info_view>
+template <recv_buffer B, rank_like R, tag_like T, comm_handle C, info_handle I = info_null_t>
   requires buffer_outlives_call<B>
 [[nodiscard]] request precv_init(B&& buf, int partitions, R const& source, T const& tag, C const& comm,
                                  I const& info = I{}) {

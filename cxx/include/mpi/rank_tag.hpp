@@ -7,7 +7,6 @@
 #include <mpi/handle.hpp>
 
 #include <concepts>
-#include <string>
 #include <type_traits>
 #include <utility>
 

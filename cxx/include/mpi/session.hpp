@@ -75,7 +75,7 @@ public:
     for (auto const& n : psets()) listed = listed || n == name;
     if (!listed) return std::nullopt;
     MPI_Group g;
-    MPI_CXX_CALL(MPI_Group_from_session_pset, h(), std::string(name).c_str(), &g);
+    MPI_CXX_CALL(MPI_Group_from_session_pset, h(), detail::c_string(name), &g);
     return mpi::group::from_native(g);
   }
   // A communicator of a process set's members (MPI_Comm_create_from_group, collective over
@@ -113,7 +113,7 @@ public:
       : owner_base(detail::session_init(mpi::info::create({{"thread_level", std::string(detail::name_of(required))}}).native(),
                                         MPI_ERRORS_RETURN)) {}
   explicit session(null_handle_t) noexcept {}
-  template <info_handle I = info_view, errhandler_handle E = errors_return_t>
+  template <info_handle I = info_null_t, errhandler_handle E = errors_return_t>
   static session init(I const& info = I{}, E const& eh = E{}) {
     return from_native(detail::session_init(mpi::handle(info), mpi::handle(eh)));
   }

@@ -141,7 +141,7 @@ std::vector<int> graph_neighbors(C const& comm, R const& rank) {
 }
 
 // Weights: empty spans mean MPI_UNWEIGHTED.
-template <comm_handle C, info_handle I = info_view>
+template <comm_handle C, info_handle I = info_null_t>
 comm dist_graph_create_adjacent(C const& old, std::span<int const> sources, std::span<int const> source_weights,
                                 std::span<int const> destinations, std::span<int const> destination_weights,
                                 I const& info = I{}, bool reorder = false) {
@@ -152,7 +152,7 @@ comm dist_graph_create_adjacent(C const& old, std::span<int const> sources, std:
                detail::weights_or_unweighted(destination_weights), mpi::handle(info), reorder ? 1 : 0, &c);
   return comm::from_native(c);
 }
-template <comm_handle C, info_handle I = info_view>
+template <comm_handle C, info_handle I = info_null_t>
 comm dist_graph_create(C const& old, std::span<int const> sources, std::span<int const> degrees,
                        std::span<int const> destinations, std::span<int const> weights, I const& info = I{},
                        bool reorder = false) {

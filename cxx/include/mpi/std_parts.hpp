@@ -8,10 +8,10 @@
 // access, the function objects, std::min/max, std::addressof, iterator tags) in internal
 // headers that those standard headers include themselves, so the names are the same entities
 // either way; std::complex the core only names (the type map), so it is declared as libstdc++
-// declares it, and a program that makes one includes <complex>. std::string the headers every
-// call needs only name (a communicator's name, mpi::info) and the rest of the core includes
-// <string> itself: <string> was a seventh of what bench/compile_tu.cpp cost (see
-// communicator.hpp's name()).
+// declares it, and a program that makes one includes <complex>. Likewise std::string: the
+// headers every call needs only name it (the result of a communicator's name()), the headers
+// that make strings include <string> themselves, and <string> was a seventh of what
+// bench/compile_tu.cpp cost.
 // Any other standard library, or a libstdc++ that lacks one of those headers, gets the standard
 // headers; so does -DMPI_CXX_STANDARD_HEADERS.
 #pragma once

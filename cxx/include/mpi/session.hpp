@@ -60,9 +60,9 @@ public:
     for (int i = 0; i < n; ++i) names.push_back(nth_pset(i));
     return names;
   }
-  mpi::info pset_info(std::string const& name) const {
+  mpi::info pset_info(std::string_view name) const {
     MPI_Info i;
-    MPI_CXX_CALL(MPI_Session_get_pset_info, h(), name.c_str(), &i);
+    MPI_CXX_CALL(MPI_Session_get_pset_info, h(), detail::c_string(name), &i);
     return mpi::info::from_native(i);
   }
   // nullopt when the session has no process set of that name; other errors throw. MPI-4.0
@@ -82,7 +82,7 @@ public:
   // them), with errors returned; nullopt as for group_from_pset. Concurrent calls over the
   // same processes need distinct stringtags.
   std::optional<mpi::comm> comm_from_pset(std::string_view name,
-                                          std::string const& stringtag = "org.anympi.comm_from_pset") const {
+                                          std::string_view stringtag = "org.anympi.comm_from_pset") const {
     auto g = group_from_pset(name);
     if (!g) return std::nullopt;
     return comm_create_from_group(*g, stringtag, info_view{}, errors_return);
@@ -134,11 +134,11 @@ public:
   int num_psets() const { detail::unsupported("MPI_Session_get_num_psets"); }
   std::string nth_pset(int) const { detail::unsupported("MPI_Session_get_nth_pset"); }
   std::vector<std::string> psets() const { detail::unsupported("MPI_Session_get_num_psets"); }
-  mpi::info pset_info(std::string const&) const { detail::unsupported("MPI_Session_get_pset_info"); }
+  mpi::info pset_info(std::string_view) const { detail::unsupported("MPI_Session_get_pset_info"); }
   std::optional<mpi::group> group_from_pset(std::string_view) const {
     detail::unsupported("MPI_Group_from_session_pset");
   }
-  std::optional<mpi::comm> comm_from_pset(std::string_view, std::string const& = {}) const {
+  std::optional<mpi::comm> comm_from_pset(std::string_view, std::string_view = {}) const {
     detail::unsupported("MPI_Group_from_session_pset");
   }
   mpi::info get_info() const { detail::unsupported("MPI_Session_get_info"); }
